@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What one device holds, decoded step by step: label, each metadata area's
+ * header, its text, the VG it describes. The probe never reads: it says which
+ * byte range it needs next and is fed those bytes, so the same logic serves a
+ * plain pread loop and the async reader. Every outcome and its reason is kept
+ * for reporting (--dump) and for the scan's decisions.
+ */
+#ifndef PF_PROBE_H
+#define PF_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "label.h"
+#include "mda.h"
+#include "vg.h"
+
+/* lvm2 reads only the first two metadata areas of a PV. */
+#define PF_PROBE_MDAS 2U
+
+enum pf_probe_step {
+	PF_PROBE_LABEL,
+	PF_PROBE_MDA_HEADER,
+	PF_PROBE_MDA_TEXT1,
+	PF_PROBE_MDA_TEXT2,
+	PF_PROBE_DONE,
+};
+
+struct pf_mda_probe {
+	struct pf_disk_locn locn; /* from the pv_header */
+	int header_status;	  /* 0 ok; -EBADMSG bad header; -EIO unreadable; -ERANGE past device end */
+	struct pf_diag header_diag;
+	struct pf_mda_header header;
+	bool ignored;	  /* raw_locn[0] flagged ignored: not used, as in lvm2 */
+	int text_status;  /* 0 ok; -ENODATA empty slot or ignored; -EBADMSG; -EIO; -ERANGE; 1 not reached */
+	struct pf_diag text_diag;
+	struct pf_mda_text_loc loc;
+	int vg_status;	  /* 0 ok; -EBADMSG / -E2BIG text not valid metadata; 1 not reached */
+	struct pf_diag vg_diag;
+	struct pf_vg *vg; /* owned */
+};
+
+struct pf_probe {
+	uint64_t dev_size_bytes; /* actual device size */
+	enum pf_probe_step step;
+	unsigned cur;		 /* mda being read */
+	int label_status;	 /* 0 label found; -ENODATA none; -EBADMSG bad; -EIO unreadable */
+	struct pf_diag label_diag;
+	struct pf_pv_label label;
+	unsigned n_mdas; /* min(label.n_mdas, PF_PROBE_MDAS) */
+	struct pf_mda_probe mdas[PF_PROBE_MDAS];
+	uint8_t *text;	 /* text being assembled (wrapped texts arrive in two parts) */
+	int vg_index;	 /* mda whose VG copy wins (newest seqno), -1 for none */
+	/*
+	 * -ERANGE when the device is smaller than the PV it carries (truncated or
+	 * shrunk): smaller than the pv_header's size, or its extents run past the end.
+	 */
+	int size_status;
+	struct pf_diag size_diag;
+};
+
+void pf_probe_init(struct pf_probe *p, uint64_t dev_size_bytes) _nonnull_(1);
+void pf_probe_release(struct pf_probe *p);
+
+/* Next byte range wanted: 1 with *ret_off and *ret_len set, 0 when the probe is done. */
+int pf_probe_next(const struct pf_probe *p, uint64_t *ret_off, uint64_t *ret_len)
+	_nonnull_(1, 2, 3);
+
+/*
+ * Feed the bytes of the range pf_probe_next asked for. A short buffer (end of
+ * device, short read) is recorded as -EIO for that step; every outcome, out of
+ * memory included, is recorded in the probe rather than returned.
+ */
+void pf_probe_feed(struct pf_probe *p, const uint8_t *buf, size_t len) _nonnull_(1);
+/* The read for the current step failed with error err (negative errno). */
+void pf_probe_fail(struct pf_probe *p, int err) _nonnull_(1);
+
+/* The VG copy lvm2 would use from this device, or NULL. */
+const struct pf_vg *pf_probe_vg(const struct pf_probe *p) _nonnull_(1);
+
+#endif /* PF_PROBE_H */

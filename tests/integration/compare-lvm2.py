@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Compare `pvscan-fast --dump --json` with lvm2's reports captured for a fixture.
+
+Usage: compare-lvm2.py FIXTURE_DIR DUMP_JSON
+Every PV, VG, LV and segment lvm2 reported must match field by field; exits 1
+listing each difference. lvm2's device names (from capture time) are mapped to
+the fixture's PVs through FIXTURE_DIR/devices, so the loop numbers used now do
+not matter.
+"""
+import json
+import os
+import sys
+
+
+def report(path, kind):
+    with open(path) as f:
+        data = json.load(f)
+    rows = []
+    for part in data.get("report", []):
+        rows.extend(part.get(kind, []))
+    return rows
+
+
+def main():
+    fixture, dump_path = sys.argv[1], sys.argv[2]
+    with open(dump_path) as f:
+        dump = json.load(f)
+    errors = []
+    checked = 0
+
+    def check(what, ours, theirs):
+        nonlocal checked
+        checked += 1
+        if ours != theirs:
+            errors.append(f"{what}: pvscan-fast {ours!r} != lvm2 {theirs!r}")
+
+    # Capture-time device name of each PV, to translate lvm2's "devices" column.
+    old_name = {}
+    with open(os.path.join(fixture, "devices")) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] != "-":
+                old_name[parts[1]] = parts[2]
+
+    devs = {d["pvid"]: d for d in dump["devices"] if "pvid" in d}
+    for d in dump["devices"]:
+        if not d["ok"]:
+            errors.append(f"{d['pv_name']}: not read cleanly: {json.dumps(d)[:400]}")
+    vgs = {v["vg_uuid"]: v for v in dump["vgs"]}
+    vg_of_pv = {}
+    for v in dump["vgs"]:
+        for p in v["pvs"]:
+            vg_of_pv[p["pv_uuid"]] = (v, p)
+
+    for r in report(os.path.join(fixture, "pvs.json"), "pv"):
+        uuid = r["pv_uuid"]
+        pvid = uuid.replace("-", "")
+        d = devs.get(pvid)
+        if d is None:
+            errors.append(f"PV {uuid}: lvm2 reports it, pvscan-fast found no such label")
+            continue
+        w = f"PV {uuid}"
+        check(f"{w} pv_uuid", d["pv_uuid"], uuid)
+        check(f"{w} dev_size", d["dev_size"], int(r["dev_size"]))
+        check(f"{w} pv_mda_count", d["pv_mda_count"], int(r["pv_mda_count"]))
+        if "pv_mda_used_count" in r:
+            used = sum(1 for m in d["mdas"] if m["header_ok"] and not m["ignored"])
+            check(f"{w} pv_mda_used_count", used, int(r["pv_mda_used_count"]))
+        if "pv_ba_start" in r:
+            ba = d["bootloader_areas"][0] if d["bootloader_areas"] else {"offset": 0, "size": 0}
+            check(f"{w} pv_ba_start", ba["offset"], int(r["pv_ba_start"]))
+            check(f"{w} pv_ba_size", ba["size"], int(r["pv_ba_size"]))
+        vg, p = vg_of_pv.get(uuid, (None, None))
+        check(f"{w} vg_name", vg["vg_name"] if vg else "", r.get("vg_name", ""))
+        if "vg_uuid" in r:
+            check(f"{w} vg_uuid", vg["vg_uuid"] if vg else "", r["vg_uuid"])
+        if p:
+            check(f"{w} pe_start", p["pe_start"], int(r["pe_start"]))
+            check(f"{w} pv_pe_count", p["pv_pe_count"], int(r["pv_pe_count"]))
+        else:
+            check(f"{w} pe_start", d["data_areas"][0]["offset"], int(r["pe_start"]))
+            check(f"{w} pv_pe_count", 0, int(r["pv_pe_count"]))
+
+    lvs = {}
+    for v in dump["vgs"]:
+        for lv in v["lvs"]:
+            lvs[lv["lv_uuid"]] = (v, lv)
+
+    for r in report(os.path.join(fixture, "vgs.json"), "vg"):
+        v = vgs.get(r["vg_uuid"])
+        w = f"VG {r['vg_name']}"
+        if v is None:
+            errors.append(f"{w}: lvm2 reports it, pvscan-fast found none")
+            continue
+        check(f"{w} vg_name", v["vg_name"], r["vg_name"])
+        check(f"{w} vg_seqno", v["vg_seqno"], int(r["vg_seqno"]))
+        check(f"{w} vg_extent_size", v["vg_extent_size"], int(r["vg_extent_size"]))
+        check(f"{w} pv_count", v["pv_count"], int(r["pv_count"]))
+        if "vg_extent_count" in r:
+            check(f"{w} vg_extent_count", sum(p["pv_pe_count"] for p in v["pvs"]),
+                  int(r["vg_extent_count"]))
+        if "lv_count" in r:
+            # lvm2 counts the LVs a user sees: a snapshot is its hidden COW LV,
+            # while the internal "snapshotN" LV carrying VISIBLE is not counted.
+            snap_segs = [s for lv in v["lvs"] for s in lv["segments"]
+                         if s["segtype"] == "snapshot"]
+            cows = {s["settings"].get("cow_store") for s in snap_segs}
+            internal = {lv["lv_name"] for lv in v["lvs"]
+                        if any(s["segtype"] == "snapshot" for s in lv["segments"])}
+            visible = sum(1 for lv in v["lvs"]
+                          if (lv["lv_visible"] and lv["lv_name"] not in internal)
+                          or lv["lv_name"] in cows)
+            check(f"{w} lv_count", visible, int(r["lv_count"]))
+        if "vg_tags" in r:
+            check(f"{w} vg_tags", ",".join(sorted(v["vg_tags"])), r["vg_tags"])
+        if "vg_systemid" in r:
+            check(f"{w} vg_systemid", v["vg_systemid"] or "", r["vg_systemid"])
+        if "vg_lock_type" in r:
+            check(f"{w} vg_lock_type", v["vg_lock_type"] or "", r["vg_lock_type"])
+
+    for r in report(os.path.join(fixture, "lvs.json"), "lv"):
+        name = r["lv_name"].strip("[]")
+        w = f"LV {r['vg_name']}/{name}"
+        v, lv = lvs.get(r["lv_uuid"], (None, None))
+        if lv is None:
+            errors.append(f"{w}: lvm2 reports it, pvscan-fast found none")
+            continue
+        check(f"{w} lv_name", lv["lv_name"], name)
+        check(f"{w} vg_name", v["vg_name"], r["vg_name"])
+        if "seg_count" in r:
+            check(f"{w} seg_count", lv["seg_count"], int(r["seg_count"]))
+        if "lv_tags" in r:
+            check(f"{w} lv_tags", ",".join(sorted(lv["lv_tags"])), r["lv_tags"])
+        if "lv_permissions" in r and r["lv_permissions"] in ("writeable", "read-only"):
+            ours = "writeable" if lv["lv_permissions"] == "read/write" else "read-only"
+            check(f"{w} lv_permissions", ours, r["lv_permissions"])
+        if "lv_size" in r and lv["segments"] and lv["segments"][0]["segtype"] != "snapshot":
+            check(f"{w} lv_size", lv["lv_size"], int(r["lv_size"]))
+
+    for r in report(os.path.join(fixture, "segs.json"), "seg"):
+        name = r["lv_name"].strip("[]")
+        w = f"segment {r['vg_name']}/{name}@{r['seg_start_pe']}"
+        v, lv = lvs.get(r["lv_uuid"], (None, None))
+        if lv is None:
+            errors.append(f"{w}: LV missing in pvscan-fast")
+            continue
+        segs = [s for s in lv["segments"] if s["seg_start_pe"] == int(r["seg_start_pe"])]
+        if not segs:
+            errors.append(f"{w}: no such segment in pvscan-fast")
+            continue
+        s = segs[0]
+        check(f"{w} seg_size_pe", s["seg_size_pe"], int(r["seg_size_pe"]))
+        check(f"{w} segtype", s["segtype"], r["segtype"])
+        if "devices" in s:
+            check(f"{w} stripes", s["stripes"], int(r["stripes"]))
+            check(f"{w} stripe_size", s["stripe_size"], int(r["stripe_size"]))
+            areas = []
+            for a in s["devices"]:
+                if "pv" in a:
+                    dev = old_name.get(a["pv_uuid"].replace("-", ""), "?")
+                else:
+                    dev = a["lv"]
+                areas.append(f"{dev}({a['start_extent']})")
+            check(f"{w} devices", ",".join(areas), r["devices"])
+
+    for e in errors:
+        print("MISMATCH " + e)
+    print(f"{os.path.basename(fixture.rstrip('/'))}: {checked} fields compared, "
+          f"{len(errors)} mismatches")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Every lvm2-made fixture, attached to loop devices: `pvscan-fast --dump --json`
+# must agree with lvm2's reports captured when the fixture was made.
+. "$(dirname "$0")/../lib/test-lib.sh"
+t_require xz python3
+
+for fx in "$FIXTURES"/*/; do
+	name=$(basename "$fx")
+	[ -f "$fx/devices" ] || continue
+	devs=""
+	while read -r img _pvid _old; do
+		file=$(t_unpack "$fx/$img.xz" "$name-$img")
+		t_attach "$file"
+		devs="$devs $T_DEV"
+	done <"$fx/devices"
+	# shellcheck disable=SC2086
+	"$PVSCAN_FAST" --dump --json $devs >"$T_DIR/$name.json"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		t_fail "$name: exit status $rc for a fixture lvm2 reads cleanly"
+	elif python3 "$top_srcdir/tests/integration/compare-lvm2.py" "$fx" "$T_DIR/$name.json"; then
+		t_pass "$name: matches lvm2"
+	else
+		t_fail "$name: differs from lvm2"
+	fi
+	for d in $devs; do
+		t_detach "$d"
+	done
+done
+t_done

@@ -1,0 +1,110 @@
+# shellcheck shell=sh
+# Shared helpers for the shell integration tests: prerequisites (exit 77 = skip),
+# a private scratch directory, and loop devices that are always detached again.
+#
+# Loop devices are shared with other work on the machine: only devices attached
+# here are ever detached, by name.
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+PVSCAN_FAST="$top_builddir/pvscan-fast/pvscan-fast"
+FIXTURES="$top_srcdir/tests/fixtures"
+
+T_LOOPS=""
+T_DIR=""
+T_FAILS=0
+T_PASSES=0
+
+t_skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+t_cleanup() {
+	for l in $T_LOOPS; do
+		losetup -d "$l" 2>/dev/null || true
+	done
+	T_LOOPS=""
+	[ -n "$T_DIR" ] && rm -rf "$T_DIR"
+	T_DIR=""
+}
+
+# Prerequisites: root, loop devices, and the listed commands.
+t_require() {
+	[ "$(id -u)" -eq 0 ] || t_skip "needs root"
+	command -v losetup >/dev/null 2>&1 || t_skip "needs losetup"
+	[ -e /dev/loop-control ] || modprobe loop 2>/dev/null || true
+	[ -e /dev/loop-control ] || t_skip "no loop device support"
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || t_skip "needs $c"
+	done
+	[ -x "$PVSCAN_FAST" ] || { echo "FAIL: $PVSCAN_FAST not built"; exit 1; }
+	T_DIR=$(mktemp -d "${TMPDIR:-/tmp}/pvscan-fast-test.XXXXXX")
+	trap t_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+# Attach an image file read-only; the loop device is left in T_DEV (no subshell,
+# so the cleanup list stays complete).
+t_attach() {
+	T_DEV=$(losetup -f --show -r "$1") || { echo "FAIL: cannot attach $1" >&2; exit 1; }
+	T_LOOPS="$T_LOOPS $T_DEV"
+}
+
+t_detach() {
+	losetup -d "$1"
+	T_LOOPS=$(echo "$T_LOOPS" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' ')
+}
+
+# Unpack a fixture's image into the scratch directory, keeping it sparse.
+t_unpack() {
+	out="$T_DIR/$2"
+	xz -dc "$1" | dd of="$out" bs=64k conv=sparse status=none
+	echo "$out"
+}
+
+t_pass() {
+	T_PASSES=$((T_PASSES + 1))
+	echo "ok - $*"
+}
+
+t_fail() {
+	T_FAILS=$((T_FAILS + 1))
+	echo "not ok - $*"
+}
+
+t_done() {
+	echo "$T_PASSES passed, $T_FAILS failed"
+	[ "$T_FAILS" -eq 0 ]
+}
+
+# t_lvm "DEV DEV..." ARGS...: run real lvm2 as the oracle on exactly these
+# devices, in a private mount namespace with a tmpfs over /run and a private
+# LVM_SYSTEM_DIR, so the host's /run/lvm, locks and /etc/lvm are never touched.
+t_lvm() {
+	filt=""
+	for d in $1; do
+		filt="$filt\"a|^$d\$|\", "
+	done
+	shift
+	mkdir -p "$T_DIR/lvmetc"
+	cat >"$T_DIR/lvmetc/lvm.conf" <<CONF
+devices {
+	global_filter = [ $filt"r|.*|" ]
+	use_devicesfile = 0
+	obtain_device_list_from_udev = 0
+	hints = "none"
+}
+global {
+	event_activation = 1
+}
+backup {
+	backup = 0
+	archive = 0
+}
+CONF
+	LVM_SYSTEM_DIR="$T_DIR/lvmetc" LVM_SUPPRESS_FD_WARNINGS=1 \
+		unshare --mount --propagation private sh -c \
+		'mount -t tmpfs -o mode=0755,size=8m pvscan-fast-test /run && exec "$@"' t_lvm \
+		lvm "$@"
+}

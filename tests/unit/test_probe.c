@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The per-device probe driven over in-memory images: every path from label to VG, and failures. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+#include "probe.h"
+#include "unit.h"
+
+#define DEV_SIZE (8U * 1024U * 1024U)
+#define MDA1_START 4096U
+#define MDA_SIZE (64U * 1024U)
+#define MDA2_START (DEV_SIZE - MDA_SIZE)
+
+static uint8_t *dev;
+
+static void setup(void)
+{
+	dev = calloc(1, DEV_SIZE);
+	ck_assert_ptr_nonnull(dev);
+}
+
+static void teardown(void)
+{
+	free(dev);
+}
+
+/* Minimal metadata lvm2 would accept, with the given seqno, for a 1-PV VG on this PVID. */
+static size_t vg_text(char *buf, size_t len, unsigned seqno)
+{
+	int n = snprintf(buf, len,
+			 "vgp {\nid = \"SMXdl4-CC44-uuuT-0k1u-g51v-Ub5x-0I3wDh\"\nseqno = %u\n"
+			 "status = [\"RESIZEABLE\", \"READ\", \"WRITE\"]\nflags = []\n"
+			 "extent_size = 8192\nmax_lv = 0\nmax_pv = 0\n"
+			 "physical_volumes {\npv0 {\nid = \"sJBIRv-tuEF-Ck1N-Kvbd-PtdU-y4nd-QtE4a1\"\n"
+			 "status = [\"ALLOCATABLE\"]\ndev_size = %u\npe_start = 2048\npe_count = 1\n}\n}\n"
+			 "}\ncontents = \"Text Format Volume Group\"\nversion = 1\n",
+			 seqno, DEV_SIZE / 512);
+
+	ck_assert_int_gt(n, 0);
+	return (size_t)n + 1; /* lvm2 counts the trailing NUL */
+}
+
+/* Label with n_mdas areas (mda1 at 4 KiB, mda2 at the end) each holding the given seqno. */
+static void make_pv(unsigned n_mdas, const unsigned *seqnos, uint64_t text_offset)
+{
+	struct pf_disk_locn da = { 1024 * 1024, 0 };
+	struct pf_disk_locn mdas[2] = { { MDA1_START, MDA_SIZE }, { MDA2_START, MDA_SIZE } };
+	struct pf_build_label spec = {
+		.sector = 1,
+		.device_size_bytes = DEV_SIZE,
+		.n_data_areas = 1,
+		.data_areas = &da,
+		.n_mdas = n_mdas,
+		.mdas = mdas,
+		.ext_version = 2,
+		.ext_flags = PF_PV_EXT_USED,
+	};
+	char text[2048];
+
+	ck_assert_int_eq(pf_build_label_head(&spec, dev, PF_LABEL_SCAN_BYTES, NULL), 0);
+	for (unsigned i = 0; i < n_mdas; i++) {
+		size_t len = vg_text(text, sizeof(text), seqnos[i]);
+
+		ck_assert_int_eq(pf_build_mda_area(dev + mdas[i].offset_bytes, MDA_SIZE,
+						   mdas[i].offset_bytes, text_offset, text, len),
+				 0);
+	}
+}
+
+/* Drive the probe like pvread does, but from memory; device size may be cut short. */
+static void run(struct pf_probe *p, uint64_t size)
+{
+	uint64_t off, len;
+	unsigned steps = 0;
+
+	pf_probe_init(p, size);
+	while (pf_probe_next(p, &off, &len) == 1) {
+		ck_assert_uint_lt(++steps, 16); /* the probe always terminates */
+		if (off >= size)
+			pf_probe_feed(p, dev, 0);
+		else
+			pf_probe_feed(p, dev + off, (size_t)(off + len <= size ? len : size - off));
+	}
+}
+
+START_TEST(test_one_mda)
+{
+	struct pf_probe p;
+	unsigned seq[] = { 3 };
+
+	make_pv(1, seq, 512);
+	run(&p, DEV_SIZE);
+	ck_assert_int_eq(p.label_status, 0);
+	ck_assert_uint_eq(p.n_mdas, 1);
+	ck_assert_int_eq(p.mdas[0].header_status, 0);
+	ck_assert_int_eq(p.mdas[0].text_status, 0);
+	ck_assert_int_eq(p.mdas[0].vg_status, 0);
+	ck_assert_ptr_nonnull(pf_probe_vg(&p));
+	ck_assert_str_eq(pf_probe_vg(&p)->name, "vgp");
+	ck_assert_int_eq(p.size_status, 0);
+	pf_probe_release(&p);
+}
+END_TEST
+
+START_TEST(test_newest_mda_wins)
+{
+	struct pf_probe p;
+	unsigned seq[] = { 4, 5 };
+
+	make_pv(2, seq, 1024);
+	run(&p, DEV_SIZE);
+	ck_assert_int_eq(p.vg_index, 1);
+	ck_assert_uint_eq(pf_probe_vg(&p)->seqno, 5);
+	ck_assert_uint_eq(p.mdas[0].vg->seqno, 4);
+	pf_probe_release(&p);
+}
+END_TEST
+
+START_TEST(test_ignored_mda_skipped)
+{
+	struct pf_probe p;
+	unsigned seq[] = { 9, 5 };
+
+	make_pv(2, seq, 512);
+	dev[MDA1_START + 40 + 20] |= PF_RAW_LOCN_IGNORED; /* raw_locn[0].flags */
+	pf_build_mda_fix_checksum(dev + MDA1_START);
+	run(&p, DEV_SIZE);
+	ck_assert(p.mdas[0].ignored);
+	ck_assert_int_eq(p.mdas[0].text_status, -ENODATA);
+	ck_assert_ptr_null(p.mdas[0].vg);
+	ck_assert_uint_eq(pf_probe_vg(&p)->seqno, 5); /* the stale-but-newer ignored copy is unused */
+	pf_probe_release(&p);
+}
+END_TEST
+
+START_TEST(test_wrapped_text)
+{
+	struct pf_probe p;
+	unsigned seq[] = { 7 };
+
+	make_pv(1, seq, MDA_SIZE - 100);
+	run(&p, DEV_SIZE);
+	ck_assert_uint_ne(p.mdas[0].loc.len2_bytes, 0);
+	ck_assert_int_eq(p.mdas[0].vg_status, 0);
+	ck_assert_uint_eq(pf_probe_vg(&p)->seqno, 7);
+	pf_probe_release(&p);
+}
+END_TEST
+
+START_TEST(test_bad_mda1_falls_back_to_mda2)
+{
+	struct pf_probe p;
+	unsigned seq[] = { 5, 5 };
+
+	make_pv(2, seq, 512);
+	dev[MDA1_START + 100] ^= 0xff;
+	run(&p, DEV_SIZE);
+	ck_assert_int_eq(p.mdas[0].header_status, -EBADMSG);
+	ck_assert(strstr(p.mdas[0].header_diag.msg, "mda1: ") == p.mdas[0].header_diag.msg);
+	ck_assert_int_eq(p.vg_index, 1);
+	pf_probe_release(&p);
+}
+END_TEST
+
+START_TEST(test_bad_text_checksum)
+{
+	struct pf_probe p;
+	unsigned seq[] = { 5 };
+
+	make_pv(1, seq, 512);
+	dev[MDA1_START + 512 + 10] ^= 0x01;
+	run(&p, DEV_SIZE);
+	ck_assert_int_eq(p.mdas[0].text_status, -EBADMSG);
+	ck_assert_int_eq(p.mdas[0].vg_status, 1); /* never reached */
+	ck_assert_ptr_null(pf_probe_vg(&p));
+	pf_probe_release(&p);
+}
+END_TEST
+
+START_TEST(test_bad_metadata_has_position)
+{
+	struct pf_probe p;
+	struct pf_disk_locn da = { 1024 * 1024, 0 }, mda = { MDA1_START, MDA_SIZE };
+	struct pf_build_label spec = { .sector = 1, .device_size_bytes = DEV_SIZE,
+				       .n_data_areas = 1, .data_areas = &da, .n_mdas = 1,
+				       .mdas = &mda, .ext_version = 2, .ext_flags = 1 };
+	static const char text[] = "vgp {\nid = \n}\n";
+
+	ck_assert_int_eq(pf_build_label_head(&spec, dev, PF_LABEL_SCAN_BYTES, NULL), 0);
+	ck_assert_int_eq(pf_build_mda_area(dev + MDA1_START, MDA_SIZE, MDA1_START, 512, text,
+					   sizeof(text)),
+			 0);
+	run(&p, DEV_SIZE);
+	ck_assert_int_eq(p.mdas[0].text_status, 0);
+	ck_assert_int_lt(p.mdas[0].vg_status, 0);
+	ck_assert_uint_eq(p.mdas[0].vg_diag.line, 3); /* the "}" where a value belongs */
+	pf_probe_release(&p);
+}
+END_TEST
+
+START_TEST(test_truncated_devices)
+{
+	struct pf_probe p;
+	unsigned seq[] = { 5, 5 };
+
+	make_pv(2, seq, 512);
+	/* mda2 lies past the end: reported, mda1 still used. */
+	run(&p, MDA2_START);
+	ck_assert_int_eq(p.mdas[1].header_status, -ERANGE);
+	ck_assert_int_eq(p.vg_index, 0);
+	ck_assert_int_eq(p.size_status, -ERANGE); /* smaller than the pv_header says */
+	pf_probe_release(&p);
+
+	/* The text runs past the end. */
+	run(&p, MDA1_START + 600);
+	ck_assert_int_eq(p.mdas[0].text_status, -ERANGE);
+	pf_probe_release(&p);
+
+	/* Less than one sector. */
+	run(&p, 100);
+	ck_assert_int_eq(p.label_status, -ENODATA);
+	pf_probe_release(&p);
+
+	run(&p, 0);
+	ck_assert_int_eq(p.label_status, -ENODATA);
+	pf_probe_release(&p);
+}
+END_TEST
+
+START_TEST(test_read_failures)
+{
+	struct pf_probe p;
+	unsigned seq[] = { 5, 6 };
+	uint64_t off, len;
+
+	make_pv(2, seq, 512);
+	pf_probe_init(&p, DEV_SIZE);
+	ck_assert_int_eq(pf_probe_next(&p, &off, &len), 1);
+	pf_probe_feed(&p, dev + off, (size_t)len); /* label */
+	ck_assert_int_eq(pf_probe_next(&p, &off, &len), 1);
+	ck_assert_uint_eq(off, MDA1_START);
+	pf_probe_fail(&p, -EIO); /* mda1 header unreadable */
+	ck_assert_int_eq(p.mdas[0].header_status, -EIO);
+	ck_assert_int_eq(pf_probe_next(&p, &off, &len), 1);
+	ck_assert_uint_eq(off, MDA2_START);
+	pf_probe_feed(&p, dev + off, (size_t)len);
+	ck_assert_int_eq(pf_probe_next(&p, &off, &len), 1);
+	pf_probe_feed(&p, dev + off, (size_t)len - 1); /* short text read */
+	ck_assert_int_eq(p.mdas[1].text_status, -EIO);
+	ck_assert_int_eq(pf_probe_next(&p, &off, &len), 0);
+	ck_assert_ptr_null(pf_probe_vg(&p));
+	/* Feeding a finished probe is harmless. */
+	pf_probe_feed(&p, dev, 512);
+	pf_probe_fail(&p, -EIO);
+	pf_probe_release(&p);
+
+	pf_probe_init(&p, DEV_SIZE);
+	pf_probe_fail(&p, -EIO);
+	ck_assert_int_eq(p.label_status, -EIO);
+	ck_assert_int_eq(pf_probe_next(&p, &off, &len), 0);
+	pf_probe_release(&p);
+}
+END_TEST
+
+START_TEST(test_no_label)
+{
+	struct pf_probe p;
+
+	run(&p, DEV_SIZE);
+	ck_assert_int_eq(p.label_status, -ENODATA);
+	ck_assert_uint_eq(p.n_mdas, 0);
+	pf_probe_release(&p);
+	pf_probe_release(NULL);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("probe");
+	TCase *tc = tcase_create("probe");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_one_mda);
+	tcase_add_test(tc, test_newest_mda_wins);
+	tcase_add_test(tc, test_ignored_mda_skipped);
+	tcase_add_test(tc, test_wrapped_text);
+	tcase_add_test(tc, test_bad_mda1_falls_back_to_mda2);
+	tcase_add_test(tc, test_bad_text_checksum);
+	tcase_add_test(tc, test_bad_metadata_has_position);
+	tcase_add_test(tc, test_truncated_devices);
+	tcase_add_test(tc, test_read_failures);
+	tcase_add_test(tc, test_no_label);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+PF_UNIT_MAIN()
