@@ -29,20 +29,6 @@
 /* Room for 8 bytes shown as \xNN each, plus the NUL. */
 #define MAGIC_TEXT_MAX (8U * 4U + 1U)
 
-/* On-disk ids are not NUL-terminated and may hold anything: make them printable for a diag. */
-static void format_magic(const uint8_t *b, size_t n, char *ret, size_t ret_size)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < n && o + 5 <= ret_size; i++) {
-		if (b[i] >= 0x20 && b[i] < 0x7f && b[i] != '\\' && b[i] != '"')
-			ret[o++] = (char)b[i];
-		else
-			o += (size_t)snprintf(ret + o, ret_size - o, "\\x%02x", b[i]);
-	}
-	ret[o] = '\0';
-}
-
 /*
  * The checks lvm2 makes before it commits to a sector (id, sector_xl, CRC,
  * type). A sector failing one of them is skipped in favour of a later one.
@@ -87,7 +73,7 @@ static int label_select(struct pf_span sec, unsigned sector, struct pf_diag *ret
 
 	(void)pf_span_copy(sec, LH_TYPE, sizeof(type), type);
 	if (memcmp(type, PF_LABEL_TYPE, sizeof(type))) {
-		format_magic(type, sizeof(type), shown, sizeof(shown));
+		pf_diag_format_bytes(type, sizeof(type), shown, sizeof(shown));
 		pf_diag_at(reterr, base + LH_TYPE, "label type is \"%s\", expected \"%s\"", shown,
 			   PF_LABEL_TYPE);
 		return -EBADMSG;

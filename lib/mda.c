@@ -40,19 +40,6 @@ static uint64_t field_at(uint64_t base, uint64_t off)
 	return pf_add_overflow_u64(base, off, &r) ? UINT64_MAX : r;
 }
 
-static void format_magic(const uint8_t *b, size_t n, char *ret, size_t ret_size)
-{
-	size_t o = 0;
-
-	for (size_t i = 0; i < n && o + 5 <= ret_size; i++) {
-		if (b[i] >= 0x20 && b[i] < 0x7f && b[i] != '\\' && b[i] != '"')
-			ret[o++] = (char)b[i];
-		else
-			o += (size_t)snprintf(ret + o, ret_size - o, "\\x%02x", b[i]);
-	}
-	ret[o] = '\0';
-}
-
 int pf_mda_header_decode(struct pf_span hdr, uint64_t expected_start,
 			 struct pf_mda_header *ret, struct pf_diag *reterr)
 {
@@ -79,7 +66,7 @@ int pf_mda_header_decode(struct pf_span hdr, uint64_t expected_start,
 
 	(void)pf_span_copy(hdr, MH_MAGIC, sizeof(magic), magic);
 	if (memcmp(magic, PF_MDA_MAGIC, sizeof(magic))) {
-		format_magic(magic, sizeof(magic), shown, sizeof(shown));
+		pf_diag_format_bytes(magic, sizeof(magic), shown, sizeof(shown));
 		pf_diag_at(reterr, field_at(expected_start, MH_MAGIC),
 			   "mda header magic is \"%s\", expected \"%s\"", shown, PF_MDA_MAGIC);
 		return -EBADMSG;
@@ -284,7 +271,7 @@ int pf_mda_text_verify(const struct pf_mda_text_loc *loc, struct pf_span part1,
 		return -EBADMSG;
 	}
 	if (!pf_name_is_valid(name, (size_t)n)) {
-		format_magic((const uint8_t *)name, n < SHOWN_MAX ? (size_t)n : SHOWN_MAX, shown,
+		pf_diag_format_bytes((const uint8_t *)name, n < SHOWN_MAX ? (size_t)n : SHOWN_MAX, shown,
 			     sizeof(shown));
 		pf_diag_at(reterr, loc->offset1_bytes,
 			   "metadata text starts with \"%s\"%s, which is not a valid VG name",
