@@ -125,9 +125,12 @@ static int read_flags(const struct pf_cfg_node *sec, const struct flag_name *sta
 	return 0;
 }
 
-/* lvm2 reads these as uint32; values it would silently truncate are refused here. */
-static int get_u32(const struct pf_cfg_node *sec, const char *key, bool required, uint32_t *ret,
-		   const char *where, struct pf_diag *diag)
+/*
+ * A non-negative integer setting no larger than max. lvm2 reads many of these
+ * as uint32 and silently truncates; out-of-range values are refused here.
+ */
+static int get_uint(const struct pf_cfg_node *sec, const char *key, bool required, uint64_t max,
+		    uint64_t *ret, const char *where, struct pf_diag *diag)
 {
 	char msg[96];
 	int64_t v;
@@ -141,35 +144,29 @@ static int get_u32(const struct pf_cfg_node *sec, const char *key, bool required
 			       r == -ENOENT ? "missing" : "non-integer", key);
 		return bad_at(diag, sec, -EBADMSG, msg, where);
 	}
-	if (v < 0 || v > UINT32_MAX) {
+	if (v < 0 || (uint64_t)v > max) {
 		(void)snprintf(msg, sizeof(msg), "'%s' = %lld out of range", key, (long long)v);
 		return bad_at(diag, sec, -EBADMSG, msg, where);
 	}
-	*ret = (uint32_t)v;
+	*ret = (uint64_t)v;
 	return 0;
+}
+
+static int get_u32(const struct pf_cfg_node *sec, const char *key, bool required, uint32_t *ret,
+		   const char *where, struct pf_diag *diag)
+{
+	uint64_t v;
+	int r = get_uint(sec, key, required, UINT32_MAX, &v, where, diag);
+
+	if (r == 0)
+		*ret = (uint32_t)v;
+	return r;
 }
 
 static int get_u64(const struct pf_cfg_node *sec, const char *key, bool required, uint64_t *ret,
 		   const char *where, struct pf_diag *diag)
 {
-	char msg[96];
-	int64_t v;
-	int r;
-
-	r = pf_cfg_get_int(sec, key, &v);
-	if (r == -ENOENT && !required)
-		return -ENOENT;
-	if (r < 0) {
-		(void)snprintf(msg, sizeof(msg), "%s '%s'",
-			       r == -ENOENT ? "missing" : "non-integer", key);
-		return bad_at(diag, sec, -EBADMSG, msg, where);
-	}
-	if (v < 0) {
-		(void)snprintf(msg, sizeof(msg), "'%s' = %lld is negative", key, (long long)v);
-		return bad_at(diag, sec, -EBADMSG, msg, where);
-	}
-	*ret = (uint64_t)v;
-	return 0;
+	return get_uint(sec, key, required, INT64_MAX, ret, where, diag);
 }
 
 /* Optional string: absent leaves *ret NULL; present with another type is an error. */
@@ -386,7 +383,7 @@ static int import_lv(const struct pf_vg *vg, const struct pf_cfg_node *lvn, stru
 		     struct pf_diag *diag)
 {
 	char where[160], key[32];
-	uint32_t seg_count;
+	uint32_t seg_count = 0;
 	int64_t i64;
 	int r;
 
