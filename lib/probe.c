@@ -76,8 +76,9 @@ static void pick_vg(struct pf_probe *p)
 {
 	const struct pf_vg *copies[PF_PROBE_MDAS];
 
+	/* An ignored mda may hold a valid but stale copy: lvm2 never uses it. */
 	for (unsigned i = 0; i < PF_PROBE_MDAS; i++)
-		copies[i] = i < p->n_mdas ? p->mdas[i].vg : NULL;
+		copies[i] = i < p->n_mdas && !p->mdas[i].ignored ? p->mdas[i].vg : NULL;
 	p->vg_index = pf_vg_newest(copies, PF_PROBE_MDAS);
 	check_size(p);
 }
@@ -168,7 +169,7 @@ static void feed_header(struct pf_probe *p, const uint8_t *buf, size_t len)
 		return;
 	}
 	m->ignored = pf_mda_is_ignored(&m->header);
-	if (m->ignored) {
+	if (m->ignored && !p->read_ignored) {
 		m->text_status = -ENODATA;
 		pf_diag_at(&m->text_diag, m->locn.offset_bytes,
 			   "mda%u is ignored (metadataignore): its text is not used", p->cur + 1);

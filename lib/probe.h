@@ -33,8 +33,9 @@ struct pf_mda_probe {
 	int header_status;	  /* 0 ok; -EBADMSG bad header; -EIO unreadable; -ERANGE past device end */
 	struct pf_diag header_diag;
 	struct pf_mda_header header;
-	bool ignored;	  /* raw_locn[0] flagged ignored: not used, as in lvm2 */
-	int text_status;  /* 0 ok; -ENODATA empty slot or ignored; -EBADMSG; -EIO; -ERANGE; 1 not reached */
+	bool ignored;	  /* raw_locn[0] flagged ignored: never used, as in lvm2 */
+	int text_status;  /* 0 ok; -ENODATA empty slot (or ignored, unless read_ignored); -EBADMSG;
+			     -EIO; -ERANGE; 1 not reached */
 	struct pf_diag text_diag;
 	struct pf_mda_text_loc loc;
 	int vg_status;	  /* 0 ok; -EBADMSG / -E2BIG text not valid metadata; 1 not reached */
@@ -44,6 +45,8 @@ struct pf_mda_probe {
 
 struct pf_probe {
 	uint64_t dev_size_bytes; /* actual device size */
+	/* Also read ignored mdas' text, for display (--dump); such a copy is never chosen. */
+	bool read_ignored;
 	enum pf_probe_step step;
 	unsigned cur;		 /* mda being read */
 	int label_status;	 /* 0 label found; -ENODATA none; -EBADMSG bad; -EIO unreadable */
@@ -61,6 +64,7 @@ struct pf_probe {
 	struct pf_diag size_diag;
 };
 
+/* Set read_ignored after init, before the first pf_probe_next(). */
 void pf_probe_init(struct pf_probe *p, uint64_t dev_size_bytes) _nonnull_(1);
 void pf_probe_release(struct pf_probe *p);
 

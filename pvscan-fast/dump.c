@@ -146,8 +146,11 @@ static bool dev_is_clean(const struct dump_dev *d)
 	for (unsigned i = 0; i < p->n_mdas; i++) {
 		const struct pf_mda_probe *m = &p->mdas[i];
 
-		if (m->header_status < 0 || (m->text_status < 0 && m->text_status != -ENODATA) ||
-		    m->vg_status < 0)
+		if (m->header_status < 0)
+			return false;
+		/* What an ignored mda's text holds does not matter to lvm2. */
+		if (!m->ignored &&
+		    ((m->text_status < 0 && m->text_status != -ENODATA) || m->vg_status < 0))
 			return false;
 	}
 	return true;
@@ -319,7 +322,8 @@ static void json_vg(struct pf_json *j, const struct dump_vg *dv, const struct du
 		for (unsigned m = 0; m < devs[d].probe.n_mdas; m++) {
 			const struct pf_vg *c = devs[d].probe.mdas[m].vg;
 
-			if (!c || strcmp(c->id, vg->id) != 0 || c->seqno >= vg->seqno)
+			if (!c || devs[d].probe.mdas[m].ignored || strcmp(c->id, vg->id) != 0 ||
+			    c->seqno >= vg->seqno)
 				continue;
 			pf_json_obj_begin(j, NULL);
 			pf_json_str(j, "pv_name", devs[d].path);
@@ -436,7 +440,8 @@ static void text_dev(const struct dump_dev *d)
 		if (m->vg_status < 0)
 			text_diag("    metadata bad", &m->vg_diag);
 		if (m->vg)
-			(void)printf("    VG %s seqno %u\n", m->vg->name, m->vg->seqno);
+			(void)printf("    VG %s seqno %u%s\n", m->vg->name, m->vg->seqno,
+				     m->ignored ? " (ignored: lvm2 does not use this copy)" : "");
 	}
 }
 
@@ -461,7 +466,8 @@ static void text_vg(const struct dump_vg *dv, const struct dump_dev *devs, unsig
 		for (unsigned m = 0; m < devs[d].probe.n_mdas; m++) {
 			const struct pf_vg *c = devs[d].probe.mdas[m].vg;
 
-			if (c && strcmp(c->id, vg->id) == 0 && c->seqno < vg->seqno)
+			if (c && !devs[d].probe.mdas[m].ignored && strcmp(c->id, vg->id) == 0 &&
+			    c->seqno < vg->seqno)
 				(void)printf("  ignoring older metadata seqno %u on %s mda%u\n",
 					     c->seqno, devs[d].path, m + 1);
 		}
@@ -509,7 +515,7 @@ static unsigned collect_vgs(const struct dump_dev *devs, unsigned n_devs, struct
 			const struct pf_vg *c = devs[d].probe.mdas[m].vg;
 			unsigned k;
 
-			if (!c)
+			if (!c || devs[d].probe.mdas[m].ignored)
 				continue;
 			for (k = 0; k < n; k++)
 				if (strcmp(out[k].vg->id, c->id) == 0)
@@ -549,6 +555,7 @@ int pf_cmd_dump(const struct pf_opts *o)
 		d->path = o->devices[i];
 		d->open_status = pf_pvread_open(d->path, &fd, &size);
 		pf_probe_init(&d->probe, size);
+		d->probe.read_ignored = true;
 		if (d->open_status < 0) {
 			pf_err("%s: cannot open: %s", d->path, strerror(-d->open_status));
 			continue;

@@ -134,6 +134,21 @@ START_TEST(test_ignored_mda_skipped)
 	ck_assert_ptr_null(p.mdas[0].vg);
 	ck_assert_uint_eq(pf_probe_vg(&p)->seqno, 5); /* the stale-but-newer ignored copy is unused */
 	pf_probe_release(&p);
+
+	/* For display the ignored copy can be read too; it is still never chosen. */
+	pf_probe_init(&p, DEV_SIZE);
+	p.read_ignored = true;
+	{
+		uint64_t off, len;
+
+		while (pf_probe_next(&p, &off, &len) == 1)
+			pf_probe_feed(&p, dev + off, (size_t)len);
+	}
+	ck_assert(p.mdas[0].ignored);
+	ck_assert_int_eq(p.mdas[0].text_status, 0);
+	ck_assert_uint_eq(p.mdas[0].vg->seqno, 9);
+	ck_assert_int_eq(p.vg_index, 1);
+	pf_probe_release(&p);
 }
 END_TEST
 
