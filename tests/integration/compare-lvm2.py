@@ -3,13 +3,16 @@
 """Compare `pvscan-fast --dump --json` with lvm2's reports captured for a fixture.
 
 Usage: compare-lvm2.py FIXTURE_DIR DUMP_JSON
-Every PV, VG, LV and segment lvm2 reported must match field by field; exits 1
-listing each difference. lvm2's device names (from capture time) are mapped to
+Every PV, VG, LV and segment lvm2 reported must match field by field, and so
+must every header field `pvck --dump headers` printed (label, pv_header, area
+lists, extension, each mda header, raw_locn, text location); exits 1 listing
+each difference. lvm2's device names (from capture time) are mapped to
 the fixture's PVs through FIXTURE_DIR/devices, so the loop numbers used now do
 not matter.
 """
 import json
 import os
+import re
 import sys
 
 
@@ -20,6 +23,94 @@ def report(path, kind):
     for part in data.get("report", []):
         rows.extend(part.get(kind, []))
     return rows
+
+
+def pvck_sections(path):
+    """Per device, the key/value lines of `pvck --dump headers` (plus text lines)."""
+    sections = []
+    cur = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("### "):
+                cur = None
+                if "pvck --dump headers" in line:
+                    cur = {"kv": {}, "texts": [], "locn": []}
+                    sections.append(cur)
+                continue
+            if cur is None:
+                continue
+            line = line.strip()
+            m = re.match(r"metadata text at (\d+) crc (0x[0-9a-f]+) # vgname (\S+) seqno (\d+)", line)
+            if m:
+                cur["texts"].append((int(m.group(1)), int(m.group(2), 16), m.group(3),
+                                     int(m.group(4))))
+                continue
+            m = re.match(r"(\S+) at \d+ # (.*)", line)
+            if m and "disk_locn" in m.group(1):
+                cur["locn"].append((m.group(1), m.group(2)))
+                continue
+            parts = line.split(" ", 1)
+            if len(parts) == 2:
+                cur["kv"][parts[0]] = parts[1]
+    return sections
+
+
+def num(v):
+    v = v.split()[0]
+    return int(v, 16) if v.startswith("0x") else int(v)
+
+
+def compare_pvck(fixture, devs, check, errors):
+    path = os.path.join(fixture, "pvck.txt")
+    if not os.path.exists(path):
+        return
+    for sec in pvck_sections(path):
+        kv = sec["kv"]
+        pvid = kv.get("pv_header.pv_uuid")
+        d = devs.get(pvid)
+        w = f"pvck {pvid}"
+        if d is None:
+            errors.append(f"{w}: no such PV in pvscan-fast's dump")
+            continue
+        check(f"{w} label sector", d["label_sector"], num(kv["label_header.sector"]))
+        check(f"{w} label crc", d["label_crc"], num(kv["label_header.crc"]))
+        check(f"{w} device_size", d["pv_header_dev_size"], num(kv["pv_header.device_size"]))
+        data, mdas, ba = [], [], []
+        for key, what in sec["locn"]:
+            entry = (num(kv[key + ".offset"]), num(kv[key + ".size"]))
+            if what.startswith("location of data area"):
+                data.append(entry)
+            elif what.startswith("location of metadata area"):
+                mdas.append(entry)
+            elif what.startswith("bootloader area"):
+                ba.append(entry)
+        check(f"{w} data areas", [(a["offset"], a["size"]) for a in d["data_areas"]], data)
+        check(f"{w} bootloader areas",
+              [(a["offset"], a["size"]) for a in d["bootloader_areas"]], ba)
+        check(f"{w} metadata areas", [(m["offset"], m["size"]) for m in d["mdas"]], mdas)
+        if "pv_header_extension.version" in kv:
+            check(f"{w} ext version", d["pv_ext_version"], num(kv["pv_header_extension.version"]))
+            check(f"{w} ext flags", d["pv_ext_flags"], num(kv["pv_header_extension.flags"]))
+        for i, m in enumerate(d["mdas"], 1):
+            pre = f"mda_header_{i}"
+            if pre + ".checksum" not in kv:
+                continue
+            check(f"{w} mda{i} header checksum", m.get("header_checksum"), num(kv[pre + ".checksum"]))
+            check(f"{w} mda{i} ignored", m.get("ignored"),
+                  bool(num(kv[pre + ".raw_locn[0].flags"]) & 1))
+            off = num(kv[pre + ".raw_locn[0].offset"])
+            if off:
+                check(f"{w} mda{i} text offset", m.get("text_offset"), num(kv[pre + ".start"]) + off)
+                check(f"{w} mda{i} text size", m.get("text_size"), num(kv[pre + ".raw_locn[0].size"]))
+                check(f"{w} mda{i} text checksum", m.get("text_checksum"),
+                      num(kv[pre + ".raw_locn[0].checksum"]))
+        for at, crc, vgname, seqno in sec["texts"]:
+            hit = [m for m in d["mdas"] if m.get("text_offset") == at]
+            if not hit:
+                errors.append(f"{w}: pvck shows metadata text at {at}, pvscan-fast does not")
+                continue
+            check(f"{w} text at {at} vg_name", hit[0].get("vg_name"), vgname)
+            check(f"{w} text at {at} vg_seqno", hit[0].get("vg_seqno"), seqno)
 
 
 def main():
@@ -163,6 +254,8 @@ def main():
                     dev = a["lv"]
                 areas.append(f"{dev}({a['start_extent']})")
             check(f"{w} devices", ",".join(areas), r["devices"])
+
+    compare_pvck(fixture, devs, check, errors)
 
     for e in errors:
         print("MISMATCH " + e)
