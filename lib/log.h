@@ -6,7 +6,8 @@
 #include "macro.h"
 
 enum pf_log_level {
-	PF_LOG_ERR = 0, /* always shown unless -q -q */
+	PF_LOG_SILENT = -1, /* nothing at all: udev imports stdout and wants only KEY='value' */
+	PF_LOG_ERR = 0,	    /* always shown unless silenced */
 	PF_LOG_WARN,
 	PF_LOG_NOTICE, /* lvm2's default-visible lines */
 	PF_LOG_INFO,   /* -v */

@@ -30,6 +30,8 @@ void pf_probe_release(struct pf_probe *p)
 		p->mdas[i].vg = pf_vg_free(p->mdas[i].vg);
 	free(p->text);
 	p->text = NULL;
+	free(p->head);
+	p->head = NULL;
 }
 
 /* True if [off, off+len) lies on the device. */
@@ -112,8 +114,8 @@ int pf_probe_next(const struct pf_probe *p, uint64_t *ret_off, uint64_t *ret_len
 	switch (p->step) {
 	case PF_PROBE_LABEL:
 		*ret_off = 0;
-		*ret_len = p->dev_size_bytes < PF_LABEL_SCAN_BYTES ? p->dev_size_bytes
-								   : PF_LABEL_SCAN_BYTES;
+		*ret_len = p->dev_size_bytes < PF_PROBE_HEAD_BYTES ? p->dev_size_bytes
+								   : PF_PROBE_HEAD_BYTES;
 		return 1;
 	case PF_PROBE_MDA_HEADER:
 		*ret_off = m->locn.offset_bytes;
@@ -143,11 +145,18 @@ static void feed_label(struct pf_probe *p, const uint8_t *buf, size_t len)
 		p->step = PF_PROBE_DONE;
 		return;
 	}
-	r = pf_label_find(pf_span_make(buf, len), &p->label, &p->label_diag);
+	r = pf_label_find(pf_span_make(buf, len < PF_LABEL_SCAN_BYTES ? len : PF_LABEL_SCAN_BYTES),
+			  &p->label, &p->label_diag);
 	p->label_status = r;
 	if (r < 0) {
 		p->step = PF_PROBE_DONE;
 		return;
+	}
+	/* Without memory for it the data filters cannot run; the label itself is still good. */
+	p->head = malloc(len);
+	if (p->head) {
+		memcpy(p->head, buf, len);
+		p->head_len = len;
 	}
 	p->n_mdas = p->label.n_mdas < PF_PROBE_MDAS ? p->label.n_mdas : PF_PROBE_MDAS;
 	for (unsigned i = 0; i < p->n_mdas; i++)

@@ -19,6 +19,11 @@
 
 /* lvm2 reads only the first two metadata areas of a PV. */
 #define PF_PROBE_MDAS 2U
+/*
+ * The first read covers the label sectors and an md superblock at 4 KiB, so
+ * the filters that look at a device's first bytes need no read of their own.
+ */
+#define PF_PROBE_HEAD_BYTES 4608U
 
 enum pf_probe_step {
 	PF_PROBE_LABEL,
@@ -52,6 +57,8 @@ struct pf_probe {
 	int label_status;	 /* 0 label found; -ENODATA none; -EBADMSG bad; -EIO unreadable */
 	struct pf_diag label_diag;
 	struct pf_pv_label label;
+	uint8_t *head;	 /* the device's first head_len bytes, kept when a label was found */
+	size_t head_len;
 	unsigned n_mdas; /* min(label.n_mdas, PF_PROBE_MDAS) */
 	struct pf_mda_probe mdas[PF_PROBE_MDAS];
 	uint8_t *text;	 /* text being assembled (wrapped texts arrive in two parts) */

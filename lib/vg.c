@@ -631,6 +631,53 @@ const struct pf_vg_lv *pf_vg_find_lv(const struct pf_vg *vg, const char *name)
 	return NULL;
 }
 
+/* References deeper than this are not followed: real stacks are 3-4 levels (thin on cache on raid). */
+#define LV_REF_DEPTH_MAX 16U
+
+static void mark_name(const struct pf_vg *vg, const char *name, bool *used, unsigned depth);
+
+static void mark_lv(const struct pf_vg *vg, const struct pf_vg_lv *lv, bool *used, unsigned depth)
+{
+	if (depth >= LV_REF_DEPTH_MAX)
+		return;
+	for (unsigned s = 0; s < lv->n_segs; s++) {
+		const struct pf_vg_seg *seg = &lv->segs[s];
+
+		if (seg->is_striped) {
+			for (unsigned a = 0; a < seg->n_areas; a++) {
+				if (seg->areas[a].pv_index >= 0)
+					used[seg->areas[a].pv_index] = true;
+				else
+					mark_name(vg, seg->areas[a].name, used, depth + 1);
+			}
+			continue;
+		}
+		for (const struct pf_cfg_node *c = seg->raw->child; c; c = c->next)
+			for (const struct pf_cfg_value *v = c->value; v; v = v->next)
+				if (v->type == PF_CFG_STRING && strcmp(c->key, "type") != 0)
+					mark_name(vg, v->v.s, used, depth + 1);
+	}
+}
+
+static void mark_name(const struct pf_vg *vg, const char *name, bool *used, unsigned depth)
+{
+	const struct pf_vg_lv *lv;
+	int pv = find_pv_key(vg, name);
+
+	if (pv >= 0) {
+		used[pv] = true;
+		return;
+	}
+	lv = pf_vg_find_lv(vg, name);
+	if (lv)
+		mark_lv(vg, lv, used, depth);
+}
+
+void pf_vg_lv_mark_pvs(const struct pf_vg *vg, const struct pf_vg_lv *lv, bool *used)
+{
+	mark_lv(vg, lv, used, 0);
+}
+
 bool pf_vg_seg_has_type_flags(const struct pf_vg_seg *seg)
 {
 	return seg->type && strchr(seg->type, '+');

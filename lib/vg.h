@@ -146,6 +146,15 @@ int pf_vg_find_pv(const struct pf_vg *vg, const char *pvid) _nonnull_(1, 2);
 /* The LV of that name, or NULL. */
 const struct pf_vg_lv *pf_vg_find_lv(const struct pf_vg *vg, const char *name) _nonnull_(1, 2);
 
+/*
+ * Mark in used[0..vg->n_pvs) every PV the LV maps onto, directly or through
+ * other LVs (stripes naming LVs, and for other segment types any setting that
+ * names an LV or PV of this VG: thin pools, raid images, mirror legs, origins).
+ * Nesting is followed to a fixed depth, so hostile metadata cannot loop.
+ */
+void pf_vg_lv_mark_pvs(const struct pf_vg *vg, const struct pf_vg_lv *lv, bool *used)
+	_nonnull_(1, 2, 3);
+
 /* lvm2's SEGTYPE suffix flags ("raid5+RESHAPE"): true if the type string carries any. */
 bool pf_vg_seg_has_type_flags(const struct pf_vg_seg *seg) _nonnull_(1);
 

@@ -1,23 +1,44 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What the command's sub-modes share: parsed options and their entry points. */
+/* What the command's modes share: parsed options, lvm2's exit codes, and their entry points. */
 #ifndef PF_CMD_H
 #define PF_CMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
-/* lvm2's exit codes, so scripts written for pvscan keep working. */
+/* lvm2's exit codes, so scripts and udev rules written for pvscan keep working. */
 #define PF_EXIT_OK 0
 #define PF_EXIT_USAGE 3	 /* EINVALID_CMD_LINE */
 #define PF_EXIT_FAILED 5 /* ECMD_FAILED */
 
+/* A device named on the command line: a path, "MAJ:MIN", or a --major/--minor pair. */
+struct pf_devarg {
+	const char *path;   /* NULL for a devno argument */
+	bool has_devno;
+	unsigned major, minor;
+	const char *text;   /* as given, for messages */
+};
+
 struct pf_opts {
-	bool dump;
-	bool json;
+	/* modes */
+	bool dump, json;
+	bool cache, activate, listvg, listlvs, checkcomplete, vgonline, udevoutput;
+	const char *autoactivation; /* --autoactivation value, NULL when absent */
+	bool journal_output;	    /* --journal output */
+	/* common */
 	int verbose; /* -v count minus -q count */
-	char **devices;
-	int n_devices;
+	int debug;
+	bool test;
+	const char **config; /* --config strings, in order */
+	size_t n_config;
+	const char *devicesfile; /* --devicesfile, NULL when absent */
+	unsigned timeout_s;	 /* --timeout, 0 = lvm.conf / default */
+	/* devices */
+	struct pf_devarg *devs;
+	size_t n_devs;
 };
 
 int pf_cmd_dump(const struct pf_opts *o);
+int pf_cmd_cache(const struct pf_opts *o);
 
 #endif /* PF_CMD_H */

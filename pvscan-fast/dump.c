@@ -537,7 +537,7 @@ int pf_cmd_dump(const struct pf_opts *o)
 {
 	_cleanup_free_ struct dump_dev *devs = NULL;
 	_cleanup_free_ struct dump_vg *vgs = NULL;
-	unsigned n = (unsigned)o->n_devices, n_vgs;
+	unsigned n = (unsigned)o->n_devs, n_vgs;
 	int status = PF_EXIT_OK;
 	struct pf_json j;
 
@@ -552,7 +552,7 @@ int pf_cmd_dump(const struct pf_opts *o)
 		uint64_t size = 0;
 		int fd = -1;
 
-		d->path = o->devices[i];
+		d->path = o->devs[i].path;
 		d->open_status = pf_pvread_open(d->path, &fd, &size);
 		pf_probe_init(&d->probe, size);
 		d->probe.read_ignored = true;

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pvscan-fast: option parsing and dispatch; the work is done by lib/. */
+/* pvscan-fast: option parsing with pvscan's command forms, then dispatch; the work is in lib/. */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,93 +13,471 @@
 #include "cmd.h"
 #include "log.h"
 
-enum {
-	OPT_DUMP = 0x100,
-	OPT_JSON,
+/*
+ * Every option pvscan's --cache forms accept, in lvm2's args.h order, so
+ * validation reports the same option first as lvm2 does.
+ */
+enum opt {
+	O_AUTOACTIVATION,
+	O_CACHE,
+	O_COMMANDPROFILE,
+	O_CONFIG,
+	O_DEVICES,
+	O_DEVICESFILE,
+	O_DRIVERLOADED,
+	O_IGNORELOCKINGFAILURE,
+	O_JOURNAL,
+	O_LISTLVS,
+	O_LISTVG,
+	O_CHECKCOMPLETE,
+	O_LOCKOPT,
+	O_LONGHELP,
+	O_MINOR,
+	O_NOHINTS,
+	O_NOLOCKING,
+	O_NOUDEVSYNC,
+	O_PROFILE,
+	O_REPORTFORMAT,
+	O_UDEVOUTPUT,
+	O_VERSION,
+	O_VGONLINE,
+	O_ACTIVATE,
+	O_BACKGROUND,
+	O_DEBUG,
+	O_HELP,
+	O_MAJOR,
+	O_QUIET,
+	O_TEST,
+	O_VERBOSE,
+	O_YES,
+	/* pvscan-fast's own */
+	O_DUMP,
+	O_JSON,
+	O_TIMEOUT,
+	_O_MAX,
+};
+
+#define BIT(o) (1ULL << (o))
+
+/* Accepted by every form, as in lvm2. */
+#define COMMON                                                                                     \
+	(BIT(O_COMMANDPROFILE) | BIT(O_CONFIG) | BIT(O_DEBUG) | BIT(O_DRIVERLOADED) |              \
+	 BIT(O_HELP) | BIT(O_LONGHELP) | BIT(O_NOLOCKING) | BIT(O_LOCKOPT) | BIT(O_PROFILE) |      \
+	 BIT(O_QUIET) | BIT(O_VERBOSE) | BIT(O_VERSION) | BIT(O_YES) | BIT(O_TEST) |               \
+	 BIT(O_DEVICESFILE) | BIT(O_DEVICES) | BIT(O_NOHINTS) | BIT(O_JOURNAL) | BIT(O_TIMEOUT))
+
+/* pvscan's --cache command definitions (lvm2 command-lines.in), in lvm2's order. */
+static const struct form {
+	uint64_t required;
+	bool needs_pv; /* exactly one PV argument */
+	uint64_t optional;
+} forms[] = {
+	{ BIT(O_CACHE), false,
+	  BIT(O_IGNORELOCKINGFAILURE) | BIT(O_REPORTFORMAT) | BIT(O_MAJOR) | BIT(O_MINOR) |
+		  BIT(O_NOUDEVSYNC) | BIT(O_BACKGROUND) },
+	{ BIT(O_CACHE) | BIT(O_ACTIVATE), false,
+	  BIT(O_IGNORELOCKINGFAILURE) | BIT(O_REPORTFORMAT) | BIT(O_MAJOR) | BIT(O_MINOR) |
+		  BIT(O_NOUDEVSYNC) | BIT(O_AUTOACTIVATION) | BIT(O_BACKGROUND) },
+	{ BIT(O_CACHE) | BIT(O_LISTVG), true,
+	  BIT(O_IGNORELOCKINGFAILURE) | BIT(O_CHECKCOMPLETE) | BIT(O_VGONLINE) | BIT(O_UDEVOUTPUT) |
+		  BIT(O_AUTOACTIVATION) },
+	{ BIT(O_CACHE) | BIT(O_LISTLVS), true,
+	  BIT(O_IGNORELOCKINGFAILURE) | BIT(O_CHECKCOMPLETE) | BIT(O_VGONLINE) },
+	{ BIT(O_LISTLVS), true, 0 },
+	{ BIT(O_LISTVG), true, 0 },
+	{ BIT(O_DUMP), false, BIT(O_JSON) },
 };
 
 static const struct option long_options[] = {
-	{ "dump", no_argument, NULL, OPT_DUMP },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
+	{ "autoactivation", required_argument, NULL, O_AUTOACTIVATION },
+	{ "cache", no_argument, NULL, O_CACHE },
+	{ "commandprofile", required_argument, NULL, O_COMMANDPROFILE },
+	{ "config", required_argument, NULL, O_CONFIG },
+	{ "devices", required_argument, NULL, O_DEVICES },
+	{ "devicesfile", required_argument, NULL, O_DEVICESFILE },
+	{ "driverloaded", required_argument, NULL, O_DRIVERLOADED },
+	{ "ignorelockingfailure", no_argument, NULL, O_IGNORELOCKINGFAILURE },
+	{ "journal", required_argument, NULL, O_JOURNAL },
+	{ "listlvs", no_argument, NULL, O_LISTLVS },
+	{ "listvg", no_argument, NULL, O_LISTVG },
+	{ "checkcomplete", no_argument, NULL, O_CHECKCOMPLETE },
+	{ "lockopt", required_argument, NULL, O_LOCKOPT },
+	{ "longhelp", no_argument, NULL, O_LONGHELP },
+	{ "minor", required_argument, NULL, O_MINOR },
+	{ "nohints", no_argument, NULL, O_NOHINTS },
+	{ "nolocking", no_argument, NULL, O_NOLOCKING },
+	{ "noudevsync", no_argument, NULL, O_NOUDEVSYNC },
+	{ "profile", required_argument, NULL, O_PROFILE },
+	{ "reportformat", required_argument, NULL, O_REPORTFORMAT },
+	{ "udevoutput", no_argument, NULL, O_UDEVOUTPUT },
+	{ "version", no_argument, NULL, O_VERSION },
+	{ "vgonline", no_argument, NULL, O_VGONLINE },
+	{ "activate", required_argument, NULL, O_ACTIVATE },
+	{ "background", no_argument, NULL, O_BACKGROUND },
+	{ "debug", no_argument, NULL, O_DEBUG },
+	{ "help", no_argument, NULL, O_HELP },
+	{ "major", required_argument, NULL, O_MAJOR },
+	{ "quiet", no_argument, NULL, O_QUIET },
+	{ "test", no_argument, NULL, O_TEST },
+	{ "verbose", no_argument, NULL, O_VERBOSE },
+	{ "yes", no_argument, NULL, O_YES },
+	{ "dump", no_argument, NULL, O_DUMP },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{ NULL, 0, NULL, 0 },
+};
+
+/* Caps on repeated arguments: a udev rule passes one device; admins a handful. */
+#define CONFIG_ARGS_MAX 64U
+#define MAJOR_ARGS_MAX 4096U
+
+struct parse {
+	uint64_t given;
+	const char *value[_O_MAX]; /* last value given, for messages */
+	long majors[MAJOR_ARGS_MAX], minors[MAJOR_ARGS_MAX];
+	size_t n_majors, n_minors;
 };
 
 static void usage(FILE *f)
 {
-	(void)fputs("Usage: pvscan-fast --dump [--json] DEVICE...\n"
-		    "\n"
-		    "Read LVM2 physical volumes exactly as lvm2 does.\n"
-		    "\n"
-		    "  --dump           show what is on each DEVICE (block device or image file):\n"
-		    "                   label, PV header, metadata areas, and the VG they describe,\n"
-		    "                   or exactly which check failed and at which byte offset\n"
-		    "  --json           with --dump: machine-readable output using lvm2 report field names\n"
-		    "  -v, --verbose    more detail (repeat for debug output)\n"
-		    "  -q, --quiet      fewer messages\n"
-		    "  -h, --help       show this help\n"
-		    "  -V, --version    show the version\n"
-		    "\n"
-		    "Exit status: 0 every device read cleanly, 3 usage error,\n"
-		    "5 a device is not a PV or failed a check.\n",
-		    f);
+	(void)fputs(
+		"Usage:\n"
+		"  pvscan-fast --cache [--activate ay [--autoactivation event]]\n"
+		"              [DEVICE|MAJ:MIN ...] [--major M --minor m ...]\n"
+		"  pvscan-fast --cache --listvg [--checkcomplete [--vgonline]] [--udevoutput]\n"
+		"              [--autoactivation event] DEVICE\n"
+		"  pvscan-fast --cache --listlvs [--checkcomplete [--vgonline]] DEVICE\n"
+		"  pvscan-fast --listvg DEVICE | --listlvs DEVICE\n"
+		"  pvscan-fast --dump [--json] DEVICE...\n"
+		"\n"
+		"Record LVM2 physical volumes online in /run/lvm exactly as lvm2's\n"
+		"'pvscan --cache' does, reading every device at once.\n"
+		"\n"
+		"  --cache             record PVs online (all devices without arguments)\n"
+		"  -a, --activate ay   check VG completeness and autoactivate complete VGs\n"
+		"  --autoactivation event  the call comes from a udev event\n"
+		"  --major M, --minor m    a device by number (repeatable pairs)\n"
+		"  --listvg            print the VG of DEVICE\n"
+		"  --listlvs           print the LVs using DEVICE\n"
+		"  --checkcomplete     with --listvg/--listlvs: say whether the VG is complete\n"
+		"  --vgonline          with --checkcomplete: claim the VG for activation once\n"
+		"  --udevoutput        print only udev KEY='value' lines\n"
+		"  --journal output    accepted for lvm2 compatibility\n"
+		"  --config STRING     lvm.conf settings overriding the files\n"
+		"  --devicesfile NAME  use this devices file (\"\" disables it)\n"
+		"  --timeout SECONDS   give up on a device that does not answer (default 30)\n"
+		"  --dump              show what is on each DEVICE and why (no state written)\n"
+		"  --json              with --dump: machine-readable output\n"
+		"  -v, --verbose       more messages (repeat for debug output)\n"
+		"  -q, --quiet         fewer messages\n"
+		"  -d, --debug         debug messages\n"
+		"  -t, --test          accepted for lvm2 compatibility\n"
+		"  -h, --help          show this help\n"
+		"  --version           show the version\n"
+		"\n"
+		"Accepted and ignored for lvm2 compatibility: --commandprofile, --profile,\n"
+		"--driverloaded, --nolocking, --lockopt, --ignorelockingfailure, --noudevsync,\n"
+		"--reportformat, --nohints, --devices, -b/--background, -y/--yes, --longhelp.\n"
+		"\n"
+		"Exit status: 0 success (including nothing to do), 3 usage error,\n"
+		"4 configuration not loadable, 5 failure (a device could not be\n"
+		"recorded, or --dump found a problem).\n",
+		f);
+}
+
+static const char *opt_name(enum opt o)
+{
+	for (const struct option *l = long_options; l->name; l++)
+		if (l->val == (int)o)
+			return l->name;
+	return "?";
+}
+
+/* lvm2's message for an option no matching command form accepts. */
+static int reject_option(const struct pf_opts *o, const struct parse *ps, enum opt which)
+{
+	if (!o->udevoutput) {
+		if (ps->value[which])
+			pf_err("  Command does not accept option: --%s %s.", opt_name(which),
+			       ps->value[which]);
+		else
+			pf_err("  Command does not accept option: --%s.", opt_name(which));
+	}
+	return PF_EXIT_USAGE;
+}
+
+static bool parse_ulong(const char *s, unsigned long max, unsigned long *ret)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > max)
+		return false;
+	*ret = v;
+	return true;
+}
+
+/* Pick the command form lvm2 would match: all required options present, most of them wins. */
+static int check_form(const struct pf_opts *o, const struct parse *ps, size_t n_pos,
+		      char **pos)
+{
+	const struct form *best = NULL;
+	unsigned best_req = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+		const struct form *f = &forms[i];
+		unsigned req = (unsigned)__builtin_popcountll(f->required);
+
+		if ((ps->given & f->required) != f->required || (f->needs_pv && n_pos == 0))
+			continue;
+		if ((f->required & BIT(O_ACTIVATE)) && !o->activate)
+			continue;
+		if (!best || req > best_req) {
+			best = &forms[i];
+			best_req = req;
+		}
+	}
+	if (!best) {
+		if (!o->udevoutput)
+			pf_err("  pvscan-fast only implements pvscan's --cache, --listvg and --listlvs "
+			       "forms, and --dump; see --help.");
+		return PF_EXIT_USAGE;
+	}
+	for (unsigned i = 0; i < _O_MAX; i++)
+		if ((ps->given & BIT(i)) && !(BIT(i) & (best->required | best->optional | COMMON)))
+			return reject_option(o, ps, i);
+	if (best->needs_pv && n_pos > 1) {
+		if (!o->udevoutput)
+			pf_err("  Command does not accept argument: %s.", pos[1]);
+		return PF_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Positional arguments: a path if it starts with '/', otherwise MAJ:MIN as lvm2 parses it. */
+static void add_positional(struct pf_opts *o, const char *arg)
+{
+	struct pf_devarg *d = &o->devs[o->n_devs];
+	int maj, min;
+	char tail;
+
+	d->text = arg;
+	if (arg[0] == '/' || o->dump) {
+		d->path = arg;
+		o->n_devs++;
+		return;
+	}
+	if (sscanf(arg, "%d:%d%c", &maj, &min, &tail) != 2 || maj < 0 || min < 0) {
+		if (!o->udevoutput)
+			pf_warn("  WARNING: Failed to parse major:minor from %s, skipping.", arg);
+		/* Kept as neither path nor devno: naming only it is not a full scan, as in lvm2. */
+		o->n_devs++;
+		return;
+	}
+	d->has_devno = true;
+	d->major = (unsigned)maj;
+	d->minor = (unsigned)min;
+	o->n_devs++;
+}
+
+/*
+ * lvm2 drops every '-' inside a long option's name, up to any '=', so that
+ * --check-complete is --checkcomplete; arguments after "--" are left alone.
+ */
+static void strip_option_hyphens(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		char *r = argv[i], *w;
+
+		if (r[0] != '-' || r[1] != '-')
+			continue;
+		if (!r[2])
+			break;
+		r += 2;
+		w = r;
+		for (; *r && *r != '='; r++)
+			if (*r != '-')
+				*w++ = *r;
+		memmove(w, r, strlen(r) + 1);
+	}
+}
+
+static int parse_args(int argc, char **argv, struct pf_opts *o, struct parse *ps)
+{
+	unsigned long v;
+	int c;
+
+	/* getopt names the program by argv[0]; lvm2's say "pvscan" however it was run. */
+	argv[0] = (char *)"pvscan-fast";
+	opterr = !o->udevoutput;
+	/* No leading '+': like lvm2, options may follow the devices (getopt permutes). */
+	while ((c = getopt_long(argc, argv, "a:bdhj:qtvy", long_options, NULL)) != -1) {
+		enum opt id;
+
+		switch (c) {
+		case 'a': id = O_ACTIVATE; break;
+		case 'b': id = O_BACKGROUND; break;
+		case 'd': id = O_DEBUG; break;
+		case 'h': id = O_HELP; break;
+		case 'j': id = O_MAJOR; break;
+		case 'q': id = O_QUIET; break;
+		case 't': id = O_TEST; break;
+		case 'v': id = O_VERBOSE; break;
+		case 'y': id = O_YES; break;
+		case '?':
+			/* getopt has said what is wrong, in its words, as lvm2 lets it. */
+			pf_err("  Error during parsing of command line.");
+			return PF_EXIT_USAGE;
+		default:
+			if (c < 0 || c >= _O_MAX)
+				return PF_EXIT_USAGE;
+			id = (enum opt)c;
+		}
+		ps->given |= BIT(id);
+		ps->value[id] = optarg;
+		switch (id) {
+		case O_VERBOSE: o->verbose++; break;
+		case O_QUIET: o->verbose--; break;
+		case O_DEBUG: o->debug++; break;
+		case O_TEST: o->test = true; break;
+		case O_CACHE: o->cache = true; break;
+		case O_LISTVG: o->listvg = true; break;
+		case O_LISTLVS: o->listlvs = true; break;
+		case O_CHECKCOMPLETE: o->checkcomplete = true; break;
+		case O_VGONLINE: o->vgonline = true; break;
+		case O_UDEVOUTPUT: o->udevoutput = true; break;
+		case O_DUMP: o->dump = true; break;
+		case O_JSON: o->json = true; break;
+		case O_AUTOACTIVATION: o->autoactivation = optarg; break;
+		case O_DEVICESFILE: o->devicesfile = optarg; break;
+		case O_JOURNAL:
+			o->journal_output = strcmp(optarg, "output") == 0;
+			break;
+		case O_ACTIVATE:
+			/* Only "ay" names a --cache form; any other value fails form matching. */
+			o->activate = strcmp(optarg, "ay") == 0;
+			break;
+		case O_CONFIG:
+			if (o->n_config >= CONFIG_ARGS_MAX) {
+				pf_err("  Too many --config options (at most %u).", CONFIG_ARGS_MAX);
+				return PF_EXIT_USAGE;
+			}
+			o->config[o->n_config++] = optarg;
+			break;
+		case O_TIMEOUT:
+			if (!parse_ulong(optarg, 86400, &v) || v == 0) {
+				pf_err("  Invalid --timeout %s: give seconds, 1 to 86400.", optarg);
+				return PF_EXIT_USAGE;
+			}
+			o->timeout_s = (unsigned)v;
+			break;
+		case O_MAJOR:
+		case O_MINOR:
+			if (!parse_ulong(optarg, INT_MAX, &v)) {
+				pf_err("  Invalid argument for --%s: %s", opt_name(id), optarg);
+				return PF_EXIT_USAGE;
+			}
+			if (ps->n_majors >= MAJOR_ARGS_MAX || ps->n_minors >= MAJOR_ARGS_MAX) {
+				pf_err("  Too many --major/--minor arguments.");
+				return PF_EXIT_USAGE;
+			}
+			if (id == O_MAJOR)
+				ps->majors[ps->n_majors++] = (long)v;
+			else
+				ps->minors[ps->n_minors++] = (long)v;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
+	_cleanup_free_ struct parse *ps = NULL;
+	_cleanup_free_ struct pf_devarg *devs = NULL;
+	_cleanup_free_ const char **config = NULL;
 	struct pf_opts o = { 0 };
-	int c;
+	size_t n_pos;
+	int r;
 
-	pf_log_set_prefix("pvscan-fast: ");
-	while ((c = getopt_long(argc, argv, "vqhV", long_options, NULL)) != -1) {
-		switch (c) {
-		case OPT_DUMP:
-			o.dump = true;
-			break;
-		case OPT_JSON:
-			o.json = true;
-			break;
-		case 'v':
-			o.verbose++;
-			break;
-		case 'q':
-			o.verbose--;
-			break;
-		case 'h':
-			usage(stdout);
-			return PF_EXIT_OK;
-		case 'V':
-			(void)printf("pvscan-fast %s\n", PACKAGE_VERSION);
-			return PF_EXIT_OK;
-		default:
-			usage(stderr);
-			return PF_EXIT_USAGE;
-		}
+	pf_log_set_prefix(NULL);
+	ps = calloc(1, sizeof(*ps));
+	config = calloc(CONFIG_ARGS_MAX, sizeof(*config));
+	if (!ps || !config) {
+		pf_err("  Out of memory.");
+		return PF_EXIT_FAILED;
 	}
-	if (o.verbose > 0)
-		pf_log_set_level(o.verbose > 1 ? PF_LOG_DEBUG : PF_LOG_INFO);
+	o.config = config;
+	strip_option_hyphens(argc, argv);
+	/* lvm2 suppresses every message, usage errors included, with --udevoutput. */
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--udevoutput") == 0)
+			o.udevoutput = true;
+	if (o.udevoutput)
+		pf_log_set_level(PF_LOG_SILENT);
+
+	r = parse_args(argc, argv, &o, ps);
+	if (r)
+		return r;
+	if (ps->given & BIT(O_HELP) || ps->given & BIT(O_LONGHELP)) {
+		usage(stdout);
+		return PF_EXIT_OK;
+	}
+	if (ps->given & BIT(O_VERSION)) {
+		(void)printf("pvscan-fast %s (reads and writes LVM2 2.03.16 formats)\n",
+			     PACKAGE_VERSION);
+		return PF_EXIT_OK;
+	}
+
+	n_pos = (size_t)(argc - optind);
+	r = check_form(&o, ps, n_pos, argv + optind);
+	if (r)
+		return r;
+	if (ps->n_majors != ps->n_minors) {
+		if (!o.udevoutput) {
+			pf_err("  Both --major and --minor required to identify devices.");
+			pf_err("  Run `pvscan-fast --help' for more information.");
+		}
+		return PF_EXIT_USAGE;
+	}
+
+	devs = calloc(n_pos + ps->n_majors + 1, sizeof(*devs));
+	if (!devs) {
+		pf_err("  Out of memory.");
+		return PF_EXIT_FAILED;
+	}
+	o.devs = devs;
+	for (size_t i = 0; i < n_pos; i++)
+		add_positional(&o, argv[optind + (int)i]);
+	for (size_t i = 0; i < ps->n_majors; i++) {
+		struct pf_devarg *d = &o.devs[o.n_devs++];
+
+		d->has_devno = true;
+		d->major = (unsigned)ps->majors[i];
+		d->minor = (unsigned)ps->minors[i];
+	}
+
+	if (o.udevoutput)
+		pf_log_set_level(PF_LOG_SILENT);
+	else if (o.verbose > 0 || o.debug)
+		pf_log_set_level(o.verbose > 1 || o.debug ? PF_LOG_DEBUG : PF_LOG_INFO);
 	else if (o.verbose < 0)
 		pf_log_set_level(o.verbose < -1 ? PF_LOG_ERR : PF_LOG_WARN);
-	if (getenv("PVSCAN_FAST_DEBUG"))
+	if (getenv("PVSCAN_FAST_DEBUG") && !o.udevoutput)
 		pf_log_set_level(PF_LOG_DEBUG);
 
-	o.devices = argv + optind;
-	o.n_devices = argc - optind;
-	if (o.json && !o.dump) {
-		pf_err("--json is only valid with --dump");
-		return PF_EXIT_USAGE;
+	if (o.dump) {
+		if (o.n_devs == 0) {
+			pf_err("  --dump needs at least one DEVICE.");
+			return PF_EXIT_USAGE;
+		}
+		return pf_cmd_dump(&o);
 	}
-	if (!o.dump) {
-		pf_err("nothing to do: give --dump (other modes come with later releases)");
-		usage(stderr);
-		return PF_EXIT_USAGE;
-	}
-	if (o.n_devices == 0) {
-		pf_err("--dump needs at least one DEVICE");
-		return PF_EXIT_USAGE;
-	}
-	return pf_cmd_dump(&o);
+	return pf_cmd_cache(&o);
 }

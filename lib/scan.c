@@ -1,0 +1,476 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The scan pipeline: candidates -> lvm2's filters -> one async read of all -> duplicates. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "aio.h"
+#include "devfile.h"
+#include "devices.h"
+#include "devtypes.h"
+#include "filter.h"
+#include "pvread.h"
+#include "reader.h"
+#include "scan.h"
+#include "settings.h"
+
+/* Names one device may be matched by: its path plus aliases (capped in devices.h). */
+#define NAMES_MAX (1U + PF_DEVICES_ALIASES_MAX)
+/* Attribute reads done here are tiny numbers ("partition"). */
+#define SMALL_ATTR_MAX 32U
+
+struct filters {
+	struct pf_devfilter *types;
+	struct pf_filter *global, *filter;
+	struct pf_devfile *devfile; /* NULL: no devices file in use */
+	bool relaxed;		    /* devname entries: match by PVID after reading */
+};
+
+static void filters_release(struct filters *f)
+{
+	f->types = pf_devtypes_filter_free(f->types);
+	f->global = pf_filter_free(f->global);
+	f->filter = pf_filter_free(f->filter);
+	f->devfile = pf_devfile_free(f->devfile);
+}
+
+static void excluded(struct pf_scan_dev *d, const char *reason)
+{
+	d->outcome = PF_SCAN_EXCLUDED;
+	(void)snprintf(d->reason, sizeof(d->reason), "%s", reason);
+}
+
+static int load_devfile(const struct pf_scan_opts *o, struct filters *f)
+{
+	const struct pf_settings *st = o->settings;
+	_cleanup_free_ char *path = NULL;
+	int r;
+
+	if (o->devicesfile) {
+		if (!o->devicesfile[0])
+			return 0;
+		/* A name, not a path: it lives in <etc>/devices/ as in lvm2. */
+		if (strchr(o->devicesfile, '/'))
+			return -EINVAL;
+		if (asprintf(&path, "%s/devices/%s", o->paths->etc, o->devicesfile) < 0)
+			return -ENOMEM;
+	} else if (st->use_devicesfile && st->devicesfile_path) {
+		path = strdup(st->devicesfile_path);
+		if (!path)
+			return -ENOMEM;
+	} else {
+		return 0;
+	}
+	r = pf_devfile_load(path, &f->devfile, NULL);
+	if (r == -ENOENT) /* compat: a devices file that does not exist disables it */
+		return 0;
+	if (r < 0)
+		return r;
+	f->relaxed = pf_devfile_uses_devname(f->devfile);
+	return 0;
+}
+
+static int filters_setup(const struct pf_scan_opts *o, struct filters *f)
+{
+	const struct pf_settings *st = o->settings;
+	_cleanup_free_ const char **names = NULL;
+	_cleanup_free_ int *parts = NULL;
+	struct pf_devfilter_cfg cfg = {
+		.scan_lvs = st->scan_lvs,
+		.multipath_component_detection = st->multipath_component_detection,
+		.md_component_detection = st->md_component_detection,
+		.pv_min_size_bytes = (uint64_t)st->pv_min_size_kib * 1024U,
+		.multipath_wwids_file = st->multipath_wwids_file,
+	};
+	int r;
+
+	names = calloc(st->n_types + 1, sizeof(*names));
+	parts = calloc(st->n_types + 1, sizeof(*parts));
+	if (!names || !parts)
+		return -ENOMEM;
+	for (size_t i = 0; i < st->n_types; i++) {
+		names[i] = st->types[i].name;
+		parts[i] = (int)st->types[i].max_partitions;
+	}
+	cfg.extra_types = names;
+	cfg.extra_type_parts = parts;
+	cfg.n_extra_types = st->n_types;
+	r = pf_devtypes_filter_new(&cfg, &f->types);
+	if (r < 0)
+		return r;
+	r = load_devfile(o, f);
+	if (r < 0)
+		return r;
+	/* compat: with a devices file in use lvm2 ignores filter and global_filter. */
+	if (f->devfile)
+		return 0;
+	return pf_settings_compile_filters(st, &f->global, &f->filter, NULL);
+}
+
+/*
+ * Whether the regex filters must see every /dev name of a device: always in a
+ * full scan, where lvm2 has walked /dev and any name may match first; for named
+ * devices only when an accepting entry names a symlink (lvm2 then walks /dev
+ * for them, and says so).
+ */
+static bool filters_need_aliases(const struct filters *f, bool named)
+{
+	if (!named)
+		return f->global || f->filter;
+	return (f->global && pf_filter_uses_symlinks(f->global)) ||
+	       (f->filter && pf_filter_uses_symlinks(f->filter));
+}
+
+/* The device-id match against the devices file; a partition is matched with its disk's ids. */
+static int devfile_matches(const struct pf_scan_opts *o, const struct filters *f,
+			   const struct pf_dev *d, bool *ret)
+{
+	struct pf_dev parent = { 0 };
+	_cleanup_free_ char *part = NULL;
+	int partition = 0, r;
+
+	if (d->is_partition && d->parent_kname) {
+		r = pf_devices_lookup_kname(o->paths, d->parent_kname, &parent);
+		if (r < 0 && r != -ENOENT)
+			return r;
+		if (pf_devices_read_attr(o->paths, d->kname, "partition", SMALL_ATTR_MAX, &part) == 0)
+			partition = atoi(part);
+	}
+	*ret = pf_devfile_match_dev(f->devfile, d, parent.kname ? &parent : NULL, partition);
+	pf_dev_release(&parent);
+	return 0;
+}
+
+/* The filters lvm2 applies before reading: regex filters, device type and usability, devices file. */
+static int filter_nodata(const struct pf_scan_opts *o, const struct filters *f,
+			 struct pf_scan_dev *d)
+{
+	const char *reason = NULL;
+	bool passes = true;
+	int r;
+
+	if (f->global || f->filter) {
+		const char *names[NAMES_MAX], *order[NAMES_MAX];
+		int n = pf_devices_lvm_names(o->paths, &d->dev, order, NAMES_MAX);
+
+		if (n < 0)
+			return n;
+		if (n > 0) {
+			/* The filters see the names in lvm2's order, not in walk order. */
+			struct pf_dev view = d->dev;
+
+			view.path = (char *)order[0];
+			view.aliases = (char **)&order[1];
+			view.n_aliases = (size_t)n - 1;
+			r = pf_filters_check_dev(f->global, f->filter, &view, names, (size_t)n,
+						 &passes);
+			if (r < 0)
+				return r;
+			/* An accept by another name makes it the one lvm2 prints and records. */
+			if (passes && strcmp(names[0], d->name) != 0)
+				d->name = names[0];
+		}
+		if (!passes) {
+			excluded(d, "device is rejected by filter config");
+			return 0;
+		}
+	}
+	r = pf_devtypes_check_nodata(f->types, o->paths, &d->dev, &reason);
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		excluded(d, reason);
+		return 0;
+	}
+	if (f->devfile && !f->relaxed) {
+		r = devfile_matches(o, f, &d->dev, &passes);
+		if (r < 0)
+			return r;
+		if (!passes)
+			excluded(d, "device is not in devices file");
+	}
+	return 0;
+}
+
+/* The checks that need the device's first bytes, once a label is known to be there. */
+static int filter_data(const struct pf_scan_opts *o, const struct filters *f,
+		       struct pf_scan_dev *d)
+{
+	const struct pf_probe *p = &d->probe;
+	const char *reason = NULL;
+	int r;
+
+	if (f->devfile && f->relaxed && !pf_devfile_find_pvid(f->devfile, p->label.pvid)) {
+		d->outcome = PF_SCAN_EXCLUDED;
+		d->pvid_check = true;
+		(void)snprintf(d->reason, sizeof(d->reason), "by devices file (checking PVID)");
+		return 0;
+	}
+	if (!p->head || p->head_len < PF_DEVTYPES_HEAD_BYTES)
+		return 0;
+	r = pf_devtypes_check_data(f->types, o->paths, &d->dev, p->head, p->head_len, &reason);
+	if (r > 0)
+		excluded(d, reason);
+	return r < 0 ? r : 0;
+}
+
+/* Move enumerated or looked-up devices into scan entries. */
+static int take_devices(struct pf_scan *s, struct pf_dev_list *list)
+{
+	s->devs = calloc(list->n ? list->n : 1, sizeof(*s->devs));
+	if (!s->devs)
+		return -ENOMEM;
+	for (size_t i = 0; i < list->n; i++) {
+		s->devs[i].dev = list->devs[i];
+		memset(&list->devs[i], 0, sizeof(list->devs[i]));
+		s->devs[i].name = s->devs[i].dev.path;
+		s->devs[i].outcome = PF_SCAN_READ;
+	}
+	s->n = list->n;
+	return 0;
+}
+
+static int resolve_args(const struct pf_scan_opts *o, struct pf_scan *s)
+{
+	s->devs = calloc(o->n_args ? o->n_args : 1, sizeof(*s->devs));
+	if (!s->devs)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_args; i++) {
+		const struct pf_scan_arg *a = &o->args[i];
+		struct pf_scan_dev *d = &s->devs[s->n++];
+		int r;
+
+		d->arg = a;
+		r = a->path ? pf_devices_lookup_path(o->paths, a->path, &d->dev)
+			    : pf_devices_lookup_devno(o->paths, a->major, a->minor, &d->dev);
+		if (r == -ENOENT || r == -ENOTBLK || r == -EBADMSG) {
+			d->outcome = PF_SCAN_NO_DEVICE;
+			d->status = r;
+			d->name = a->path;
+			continue;
+		}
+		if (r < 0)
+			return r;
+		d->outcome = PF_SCAN_READ;
+		d->name = a->path ? a->path : d->dev.path;
+	}
+	return 0;
+}
+
+/* Load /dev aliases for the devices still in play, when a filter pattern names symlinks. */
+static int load_aliases(const struct pf_scan_opts *o, struct pf_scan *s)
+{
+	struct pf_dev_list list;
+	int r;
+
+	list.devs = calloc(s->n ? s->n : 1, sizeof(*list.devs));
+	if (!list.devs)
+		return -ENOMEM;
+	list.n = s->n;
+	for (size_t i = 0; i < s->n; i++)
+		list.devs[i] = s->devs[i].dev;
+	r = pf_devices_load_aliases(o->paths, &list);
+	if (r == 0)
+		for (size_t i = 0; i < s->n; i++)
+			s->devs[i].dev = list.devs[i];
+	free(list.devs); /* the entries are owned by s->devs */
+	return r == -ENOENT ? 0 : r;
+}
+
+static void read_failed(struct pf_scan_dev *d, int status)
+{
+	d->outcome = PF_SCAN_FAILED;
+	d->status = status;
+}
+
+/* Open every survivor and read them all at once; probes end up complete or failed. */
+static int read_all(const struct pf_scan_opts *o, struct pf_scan *s)
+{
+	_cleanup_free_ struct pf_aio_target *t = NULL;
+	_cleanup_free_ size_t *which = NULL;
+	struct pf_aio_opts ao = { 0 };
+	struct pf_aio_stats stats = { 0 };
+	size_t n = 0;
+	int r = 0;
+
+	t = calloc(s->n ? s->n : 1, sizeof(*t));
+	which = calloc(s->n ? s->n : 1, sizeof(*which));
+	if (!t || !which)
+		return -ENOMEM;
+	/* Without more descriptors the opens below fail one by one and say so; not fatal here. */
+	if (pf_aio_raise_nofile(s->n) < 0)
+		s->nofile_limited = true;
+	for (size_t i = 0; i < s->n; i++) {
+		struct pf_scan_dev *d = &s->devs[i];
+		struct pf_aio_target *tt = &t[n];
+
+		if (d->outcome != PF_SCAN_READ)
+			continue;
+		s->n_candidates++;
+		r = pf_aio_open(d->dev.path, &tt->fd, &tt->direct, &tt->lbs, &tt->size_bytes);
+		if (r < 0) {
+			read_failed(d, r);
+			pf_diag_msg(&d->diag, "cannot open %s: %s", d->dev.path, strerror(-r));
+			continue;
+		}
+		pf_probe_init(&d->probe, tt->size_bytes);
+		tt->probe = &d->probe;
+		which[n++] = i;
+	}
+	if (n == 0)
+		return 0;
+	if (o->no_aio) {
+		for (size_t k = 0; k < n; k++) {
+			r = pf_pvread_probe(t[k].fd, t[k].probe);
+			if (r < 0)
+				break;
+		}
+	} else {
+		ao.timeout_ms = o->timeout_ms ? o->timeout_ms
+					      : o->settings->scan_timeout_sec * 1000U;
+		ao.proc_dir = o->paths->proc;
+		/* In a reader process: a read that never ends must not hold our exit (reader.h). */
+		r = pf_reader_scan(t, n, &ao, &stats);
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct pf_scan_dev *d = &s->devs[which[k]];
+
+		(void)close(t[k].fd);
+		if (t[k].status < 0) {
+			read_failed(d, t[k].status);
+			d->diag = t[k].diag;
+		}
+		s->bytes_read += t[k].bytes_read;
+		s->reads += t[k].n_reads;
+	}
+	s->n_read = n;
+	return r;
+}
+
+static void classify(const struct pf_scan_opts *o, const struct filters *f, struct pf_scan *s,
+		     int *err)
+{
+	for (size_t i = 0; i < s->n && !*err; i++) {
+		struct pf_scan_dev *d = &s->devs[i];
+
+		if (d->outcome != PF_SCAN_READ)
+			continue;
+		switch (d->probe.label_status) {
+		case 0:
+			*err = filter_data(o, f, d);
+			break;
+		case -ENODATA:
+			d->outcome = PF_SCAN_NOT_LVM;
+			break;
+		case -EBADMSG: /* a damaged label: pvscan reports it ("no lvm info") */
+			break;
+		default:
+			read_failed(d, d->probe.label_status < 0 ? d->probe.label_status : -EIO);
+			d->diag = d->probe.label_diag;
+		}
+	}
+}
+
+/* Among devices carrying the same PVID, the one lvm2 prefers; the rest are never used. */
+static bool prefer(const struct pf_scan_dev *a, const struct pf_scan_dev *b)
+{
+	const struct pf_vg *va = pf_probe_vg(&a->probe), *vb = pf_probe_vg(&b->probe);
+	int ia = va ? pf_vg_find_pv(va, a->probe.label.pvid) : -1;
+	int ib = vb ? pf_vg_find_pv(vb, b->probe.label.pvid) : -1;
+	bool size_a = ia >= 0 && va->pvs[ia].has_dev_size &&
+		      va->pvs[ia].dev_size * 512U == a->probe.dev_size_bytes;
+	bool size_b = ib >= 0 && vb->pvs[ib].has_dev_size &&
+		      vb->pvs[ib].dev_size * 512U == b->probe.dev_size_bytes;
+	bool hint_a = ia >= 0 && va->pvs[ia].device && strcmp(va->pvs[ia].device, a->name) == 0;
+	bool hint_b = ib >= 0 && vb->pvs[ib].device && strcmp(vb->pvs[ib].device, b->name) == 0;
+
+	if (size_a != size_b)
+		return size_a;
+	if (hint_a != hint_b)
+		return hint_a;
+	if ((a->dev.dm_uuid != NULL) != (b->dev.dm_uuid != NULL))
+		return a->dev.dm_uuid != NULL;
+	return true; /* seen first */
+}
+
+static void settle_duplicates(struct pf_scan *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct pf_scan_dev *a = &s->devs[i];
+
+		if (a->outcome != PF_SCAN_READ || a->probe.label_status != 0)
+			continue;
+		for (size_t j = i + 1; j < s->n; j++) {
+			struct pf_scan_dev *b = &s->devs[j], *loser;
+			char id[PF_ID_DASHED_LEN + 1];
+
+			if (b->outcome != PF_SCAN_READ || b->probe.label_status != 0 ||
+			    strcmp(a->probe.label.pvid, b->probe.label.pvid) != 0)
+				continue;
+			loser = prefer(a, b) ? b : a;
+			loser->outcome = PF_SCAN_DUPLICATE;
+			pf_id_format_dashed(loser->probe.label.pvid, id);
+			(void)snprintf(loser->reason, sizeof(loser->reason), "%s", id);
+			if (loser == a)
+				break;
+		}
+	}
+}
+
+int pf_scan_run(const struct pf_scan_opts *o, struct pf_scan *ret)
+{
+	struct pf_scan s = { 0 };
+	struct filters f = { 0 };
+	struct pf_dev_list list = { 0 };
+	int r;
+
+	r = filters_setup(o, &f);
+	if (r < 0)
+		goto out;
+	s.devfile_used = f.devfile != NULL;
+	if (o->args) {
+		r = resolve_args(o, &s);
+	} else {
+		r = pf_devices_enumerate(o->paths, &list);
+		if (r == 0)
+			r = take_devices(&s, &list);
+		pf_dev_list_release(&list);
+	}
+	if (r == 0 && filters_need_aliases(&f, o->args != NULL)) {
+		r = load_aliases(o, &s);
+		s.named_symlinks = o->args != NULL;
+	}
+	for (size_t i = 0; r == 0 && i < s.n; i++)
+		if (s.devs[i].outcome == PF_SCAN_READ)
+			r = filter_nodata(o, &f, &s.devs[i]);
+	if (r == 0)
+		r = read_all(o, &s);
+	if (r == 0)
+		classify(o, &f, &s, &r);
+	if (r == 0 && !o->args)
+		settle_duplicates(&s);
+out:
+	filters_release(&f);
+	if (r < 0) {
+		pf_scan_release(&s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+void pf_scan_release(struct pf_scan *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		pf_probe_release(&s->devs[i].probe);
+		pf_dev_release(&s->devs[i].dev);
+	}
+	free(s->devs);
+	memset(s, 0, sizeof(*s));
+}

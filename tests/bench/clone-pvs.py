@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Make N copies of an lvm2-made fixture, each a distinct VG with its own ids.
+
+Usage: clone-pvs.py FIXTURE_DIR COUNT OUTDIR [PREFIX]
+
+Every PV UUID, the VG UUID and every LV UUID are replaced by fresh ones
+(consistently across the PVs of one copy), the VG gets the name PREFIXnnnnn, and
+the label CRC, the metadata text checksum and the mda header checksums are
+recomputed, so lvm2 and pvscan-fast both accept the copies as real PVs. Images
+are written sparse. Prints one image path per line, grouped by copy.
+"""
+import lzma
+import os
+import random
+import re
+import struct
+import sys
+import zlib
+
+ID_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def lvm_crc(data, init=0xF597A6CF):
+    return zlib.crc32(data, init ^ 0xFFFFFFFF) ^ 0xFFFFFFFF
+
+
+def dashed(raw):
+    cuts = [6, 4, 4, 4, 4, 4, 6]
+    out, i = [], 0
+    for c in cuts:
+        out.append(raw[i:i + c])
+        i += c
+    return "-".join(out)
+
+
+def label_sector(img):
+    for s in range(4):
+        if img[s * 512:s * 512 + 8] == b"LABELONE":
+            return s
+    raise SystemExit("no label")
+
+
+def mdas(img, sec):
+    base = sec * 512
+    off = base + struct.unpack_from("<I", img, base + 20)[0] + 40
+    while struct.unpack_from("<Q", img, off)[0]:  # data areas
+        off += 16
+    off += 16
+    res = []
+    while struct.unpack_from("<Q", img, off)[0]:
+        res.append(struct.unpack_from("<QQ", img, off))
+        off += 16
+    return res
+
+
+def main():
+    fixture, count, outdir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    prefix = sys.argv[4] if len(sys.argv) > 4 else "bench"
+    rng = random.Random(0x5EED)
+    names = sorted(n for n in os.listdir(fixture) if n.endswith(".img.xz"))
+    templates = [bytearray(lzma.open(os.path.join(fixture, n)).read()) for n in names]
+    os.makedirs(outdir, exist_ok=True)
+    for k in range(count):
+        ids = {}
+
+        def fresh_raw(raw):
+            if raw not in ids:
+                ids[raw] = "".join(rng.choice(ID_CHARS) for _ in range(32))
+            return ids[raw]
+
+        def fresh(m):
+            return dashed(fresh_raw(m.group(0).replace("-", "")))
+
+        vgname = "%s%05d" % (prefix, k)
+        for name, tmpl in zip(names, templates):
+            img = bytearray(tmpl)
+            sec = label_sector(img)
+            pvid_off = sec * 512 + 32
+            img[pvid_off:pvid_off + 32] = fresh_raw(img[pvid_off:pvid_off + 32].decode()).encode()
+            struct.pack_into("<I", img, sec * 512 + 16, lvm_crc(bytes(img[sec * 512 + 20:sec * 512 + 512])))
+            for start, size in mdas(img, sec):
+                hdr = img[start:start + 512]
+                roff, rsize = struct.unpack_from("<QQ", hdr, 40)
+                if not roff:
+                    continue
+                text = bytes(img[start + roff:start + roff + rsize]).rstrip(b"\0").decode()
+                text = re.sub(r"\b[A-Za-z0-9]{6}(-[A-Za-z0-9]{4}){5}-[A-Za-z0-9]{6}\b", fresh, text)
+                text = re.sub(r"^[A-Za-z0-9+_.-]+ \{", vgname + " {", text, count=1)
+                data = text.encode() + b"\0"
+                if roff + len(data) > size:
+                    roff = 512
+                img[start + roff:start + roff + len(data)] = data
+                struct.pack_into("<QQI", img, start + 40, roff, len(data), lvm_crc(data))
+                struct.pack_into("<I", img, start, lvm_crc(bytes(img[start + 4:start + 512])))
+            path = os.path.join(outdir, "%s%05d-%s" % (prefix, k, name[:-3]))
+            with open(path, "wb") as f:
+                # Sparse: write only the non-zero 64 KiB blocks.
+                f.truncate(len(img))
+                for b in range(0, len(img), 65536):
+                    chunk = img[b:b + 65536]
+                    if chunk.count(0) != len(chunk):
+                        f.seek(b)
+                        f.write(chunk)
+            print(path)
+
+
+if __name__ == "__main__":
+    main()

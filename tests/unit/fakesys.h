@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A fake sysfs, /dev and /proc under a temporary directory, laid out like
+ * the kernel's (device directories under sys/devices, class/block,
+ * dev/block and block symlinks to them, proc/devices, proc/partitions), for
+ * the device discovery and device filter tests. Setup failures abort the
+ * test through ck_assert.
+ */
+#ifndef PF_TEST_FAKESYS_H
+#define PF_TEST_FAKESYS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "paths.h"
+
+struct fakesys {
+	char *root;
+	struct pf_paths paths; /* sys, dev, proc, etc, run, lock below root */
+};
+
+/*
+ * Block majors in the default proc/devices: the usual ones plus "zram",
+ * which lvm2 does not know.
+ */
+#define FAKESYS_LOOP_MAJOR  7
+#define FAKESYS_SD_MAJOR    8
+#define FAKESYS_MD_MAJOR    9
+#define FAKESYS_ZRAM_MAJOR  252
+#define FAKESYS_DM_MAJOR    253
+#define FAKESYS_BLKEXT_MAJOR 259
+
+void fakesys_init(struct fakesys *fs);
+/* Remove the whole tree. */
+void fakesys_destroy(struct fakesys *fs);
+
+/* Write a file below root (creating directories); content is written as given. */
+void fakesys_write(struct fakesys *fs, const char *rel, const char *content);
+void fakesys_write_bytes(struct fakesys *fs, const char *rel, const void *content, size_t len);
+void fakesys_mkdir(struct fakesys *fs, const char *rel);
+void fakesys_symlink(struct fakesys *fs, const char *rel, const char *target);
+void fakesys_unlink(struct fakesys *fs, const char *rel);
+
+/*
+ * A whole disk: sys/devices/virtual/block/<kname> with dev, size (512-byte
+ * sectors), queue/logical_block_size 512 and an empty holders/, plus the
+ * class/block, dev/block and block links, and a proc/partitions line when
+ * the size is not 0 (the kernel leaves empty devices out).
+ */
+void fakesys_disk(struct fakesys *fs, const char *kname, unsigned major, unsigned minor,
+		  uint64_t sectors);
+/* A partition of disk, in the disk's directory, with its "partition" number file. */
+void fakesys_part(struct fakesys *fs, const char *disk, const char *kname, unsigned major,
+		  unsigned minor, uint64_t sectors, unsigned partno);
+/* Write an attribute (attr may be "dm/uuid", "device/wwid") in a device's directory. */
+void fakesys_attr(struct fakesys *fs, const char *kname, const char *attr, const char *value);
+/* Add holder to kname's holders/ (a symlink to the holder's directory, as in sysfs). */
+void fakesys_holder(struct fakesys *fs, const char *kname, const char *holder);
+
+/*
+ * A block device node below dev/ (rel like "loop0" or "mapper/vg-lv").
+ * Needs CAP_MKNOD: returns false (and makes nothing) when not permitted.
+ */
+bool fakesys_node(struct fakesys *fs, const char *rel, unsigned major, unsigned minor);
+
+/* root + "/" + rel, malloc'ed. */
+char *fakesys_path(struct fakesys *fs, const char *rel);
+
+#endif /* PF_TEST_FAKESYS_H */
