@@ -145,7 +145,7 @@ static int devfile_matches(const struct pf_scan_opts *o, const struct filters *f
 	return 0;
 }
 
-/* The filters lvm2 applies before reading: regex filters, device type and usability, devices file. */
+/* The filters lvm2 applies before reading: regex, device type and usability, devices file. */
 static int filter_nodata(const struct pf_scan_opts *o, const struct filters *f,
 			 struct pf_scan_dev *d)
 {

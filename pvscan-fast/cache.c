@@ -38,9 +38,6 @@ static void out(const struct pf_opts *o, const char *fmt, ...)
 
 #define PVSCAN "pvscan[%d] "
 
-/* lvm2's EINIT_FAILED: the configuration could not be loaded. */
-#define EXIT_INIT_FAILED 4
-
 static void print_event(const struct pf_opts *o, const struct pf_event *e)
 {
 	int pid = (int)getpid();
@@ -463,7 +460,7 @@ int pf_cmd_cache(const struct pf_opts *o)
 		else
 			pf_err("  Failed to load config: %s", diag.msg[0] ? diag.msg : strerror(-r));
 		pf_paths_release(&paths);
-		return EXIT_INIT_FAILED;
+		return PF_EXIT_INIT;
 	}
 	for (size_t i = 0; i < st.n_warnings; i++)
 		pf_warn("  WARNING: %s", st.warnings[i].msg);

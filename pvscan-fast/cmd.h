@@ -9,6 +9,7 @@
 /* lvm2's exit codes, so scripts and udev rules written for pvscan keep working. */
 #define PF_EXIT_OK 0
 #define PF_EXIT_USAGE 3	 /* EINVALID_CMD_LINE */
+#define PF_EXIT_INIT 4	 /* EINIT_FAILED: lvm.conf cannot be loaded */
 #define PF_EXIT_FAILED 5 /* ECMD_FAILED */
 
 /* A device named on the command line: a path, "MAJ:MIN", or a --major/--minor pair. */
