@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "devices.h"
+#include "fileio.h"
 #include "paths.h"
 
 /* Per-attribute caps, in bytes without the trailing newline; longer values are ignored. */
@@ -119,47 +120,14 @@ static int dir_names(int fd, size_t cap, struct strv *ret)
  */
 static int read_at(int dfd, const char *rel, size_t cap, char **ret)
 {
-	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, alloc = 0;
-	/* value, its newline, and one more byte to notice an over-long value */
-	size_t want = cap + 2;
+	size_t len;
+	int r;
 
-	fd = openat(dfd, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (len == alloc) {
-			size_t next = alloc ? alloc * 2 : 256;
-			char *b;
-
-			if (next > want)
-				next = want;
-			if (next <= len)
-				break;
-			b = realloc(buf, next + 1);
-			if (!b)
-				return -ENOMEM;
-			buf = b;
-			alloc = next;
-		}
-		n = read(fd, buf + len, alloc - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	if (!buf) {
-		buf = malloc(1);
-		if (!buf)
-			return -ENOMEM;
-	}
+	/* The value plus its newline. */
+	r = pf_read_file_at(dfd, rel, cap + 1, &buf, &len);
+	if (r < 0)
+		return r;
 	if (len && buf[len - 1] == '\n')
 		len--;
 	if (len > cap)

@@ -13,6 +13,7 @@
 #include "dev.h"
 #include "devices.h"
 #include "devtypes.h"
+#include "fileio.h"
 #include "paths.h"
 #include "span.h"
 
@@ -140,56 +141,6 @@ static void strv_sort_unique(struct strv *s)
 	s->n = out;
 }
 
-/* A whole small file; -E2BIG beyond cap. Missing files are the caller's business (-ENOENT). */
-static int read_file(const char *path, size_t cap, char **ret, size_t *ret_len)
-{
-	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, alloc = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n;
-
-		if (len == alloc) {
-			size_t next = alloc ? alloc * 2 : 4096;
-			char *b;
-
-			if (alloc > cap)
-				return -E2BIG;
-			if (next > cap + 1)
-				next = cap + 1;
-			b = realloc(buf, next + 1);
-			if (!b)
-				return -ENOMEM;
-			buf = b;
-			alloc = next;
-		}
-		n = read(fd, buf + len, alloc - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > cap)
-			return -E2BIG;
-	}
-	if (!buf) {
-		buf = malloc(1);
-		if (!buf)
-			return -ENOMEM;
-	}
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	*ret_len = len;
-	return 0;
-}
-
 /* Hand fn each line the way fgets() with lvm2's 512-byte buffer would (an embedded NUL ends it). */
 static int for_each_line(const char *text, size_t len, int (*fn)(char *line, void *arg), void *arg)
 {
@@ -314,7 +265,7 @@ static int blacklist_file(struct blacklist *bl, const char *path)
 	size_t len = 0;
 	int r;
 
-	r = read_file(path, PF_DEVTYPES_MPATH_FILE_MAX, &text, &len);
+	r = pf_read_file_at(AT_FDCWD, path, PF_DEVTYPES_MPATH_FILE_MAX, &text, &len);
 	if (r == -ENOMEM || r == -E2BIG)
 		return r;
 	if (r < 0)
@@ -371,7 +322,8 @@ static int load_wwids(const struct pf_devfilter_cfg *cfg, struct strv *ret)
 	/* lvm2: "" disables the file; a relative path is ignored ("Ignoring unknown ...") */
 	if (!cfg->multipath_wwids_file || cfg->multipath_wwids_file[0] != '/')
 		goto done;
-	r = read_file(cfg->multipath_wwids_file, PF_DEVTYPES_MPATH_FILE_MAX, &text, &len);
+	r = pf_read_file_at(AT_FDCWD, cfg->multipath_wwids_file, PF_DEVTYPES_MPATH_FILE_MAX, &text,
+			    &len);
 	if (r == -ENOMEM || r == -E2BIG)
 		return r;
 	if (r < 0)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "pvread.h"
 
 int pf_pvread_open(const char *path, int *ret_fd, uint64_t *ret_size_bytes)
@@ -38,26 +39,6 @@ int pf_pvread_open(const char *path, int *ret_fd, uint64_t *ret_size_bytes)
 	return 0;
 }
 
-/* Read exactly len bytes unless the device ends first; returns bytes read or -errno. */
-static ssize_t read_full(int fd, uint8_t *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
-}
-
 int pf_pvread_probe(int fd, struct pf_probe *p)
 {
 	uint64_t off, len;
@@ -70,7 +51,7 @@ int pf_pvread_probe(int fd, struct pf_probe *p)
 		buf = malloc(len ? len : 1);
 		if (!buf)
 			return -ENOMEM;
-		n = read_full(fd, buf, (size_t)len, off);
+		n = pf_read_full(fd, buf, (size_t)len, (int64_t)off);
 		if (n < 0)
 			pf_probe_fail(p, (int)n);
 		else

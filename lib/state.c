@@ -22,6 +22,7 @@
 
 #include "label.h"
 #include "names.h"
+#include "fileio.h"
 #include "state.h"
 
 #define PVS_ONLINE	  "pvs_online"
@@ -96,26 +97,6 @@ static int write_full(int fd, const char *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
-}
-
-/* Up to max bytes from an open file; returns the count or -errno. */
-static ssize_t read_full(int fd, char *buf, size_t max)
-{
-	size_t done = 0;
-
-	while (done < max) {
-		ssize_t n = read(fd, buf + done, max - done);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		done += (size_t)n;
-	}
-	return (ssize_t)done;
 }
 
 /*
@@ -270,7 +251,7 @@ static int pv_file_read(const char *path, struct pf_state_pv *ret)
 	if (r < 0)
 		return r;
 	/* compat: lvm2 reads 511 bytes and ignores the rest; text ends at the first NUL. */
-	n = read_full(fd, text, PF_STATE_PV_FILE_MAX);
+	n = pf_read_full(fd, text, PF_STATE_PV_FILE_MAX, -1);
 	if (n < 0)
 		return (int)n;
 	if (n == 0)
@@ -496,7 +477,7 @@ static int lookup_file_read(const char *path, char **ret_text, size_t *ret_len)
 	text = malloc((size_t)st.st_size + 1U);
 	if (!text)
 		return -ENOMEM;
-	n = read_full(fd, text, (size_t)st.st_size + 1U);
+	n = pf_read_full(fd, text, (size_t)st.st_size + 1U, -1);
 	if (n < 0)
 		return (int)n;
 	if ((size_t)n > PF_STATE_LOOKUP_FILE_MAX)
