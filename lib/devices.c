@@ -516,6 +516,27 @@ static int dev_name_for(const struct pf_paths *paths, int dfd, const struct pf_d
 	return *ret ? 0 : -ENOMEM;
 }
 
+enum {
+	KIND_DM = 1U << 0,
+	KIND_LOOP = 1U << 1,
+	KIND_MD = 1U << 2,
+	KIND_DISK = 1U << 3, /* anything with a wwid or serial: sd, nvme, virtblk, ... */
+};
+
+/* Which kind-specific attributes a block major's type can have; unknown: all of them. */
+static unsigned device_kind(const char *type_name)
+{
+	if (!type_name)
+		return KIND_DM | KIND_LOOP | KIND_MD | KIND_DISK;
+	if (strcmp(type_name, "device-mapper") == 0)
+		return KIND_DM;
+	if (strcmp(type_name, "loop") == 0)
+		return KIND_LOOP;
+	if (strcmp(type_name, "md") == 0 || strcmp(type_name, "mdp") == 0)
+		return KIND_MD;
+	return KIND_DISK;
+}
+
 /*
  * Everything about one device from its sysfs directory. Identity
  * attributes lvm2 reads with a fallback to the whole disk for a partition
@@ -528,6 +549,7 @@ static int fill(const struct pf_paths *paths, const struct majors *mt, const cha
 	_cleanup_close_ int dfd = -1;
 	_cleanup_free_ char *s = NULL;
 	struct pf_dev d = { .logical_block_size = LBS_MIN };
+	unsigned kind;
 	uint64_t v;
 	int r;
 
@@ -580,24 +602,34 @@ static int fill(const struct pf_paths *paths, const struct majors *mt, const cha
 		}
 	}
 
-	r = opt_attr(dfd, "dm/uuid", ATTR_DM_UUID_MAX, &d.dm_uuid);
-	if (r >= 0)
-		r = opt_attr(dfd, "dm/name", ATTR_DM_NAME_MAX, &d.dm_name);
-	if (r >= 0)
+	/*
+	 * Each open of a sysfs attribute costs a path walk; on a host with
+	 * thousands of devices they dominate the scan. Read the kind-specific
+	 * attributes only for devices of that kind (all of them when the type
+	 * is unknown).
+	 */
+	kind = device_kind(d.type_name);
+	r = 0;
+	if (kind & KIND_DM) {
+		r = opt_attr(dfd, "dm/uuid", ATTR_DM_UUID_MAX, &d.dm_uuid);
+		if (r >= 0)
+			r = opt_attr(dfd, "dm/name", ATTR_DM_NAME_MAX, &d.dm_name);
+	}
+	if (r >= 0 && (kind & KIND_LOOP))
 		r = opt_attr(dfd, "loop/backing_file", ATTR_BACKING_FILE_MAX, &d.loop_backing_file);
-	if (r >= 0)
+	if (r >= 0 && (kind & KIND_MD))
 		r = opt_attr(dfd, "md/uuid", ATTR_MD_UUID_MAX, &d.md_uuid);
-	if (r >= 0)
+	if (r >= 0 && (kind & KIND_DISK))
 		r = opt_attr(dfd, "device/wwid", ATTR_WWID_MAX, &d.wwid);
-	if (r >= 0 && !d.wwid)
+	if (r >= 0 && (kind & KIND_DISK) && !d.wwid)
 		r = opt_attr(dfd, "wwid", ATTR_WWID_MAX, &d.wwid);
-	if (r >= 0 && !d.wwid && d.is_partition)
+	if (r >= 0 && (kind & KIND_DISK) && !d.wwid && d.is_partition)
 		r = opt_attr(dfd, "../device/wwid", ATTR_WWID_MAX, &d.wwid);
-	if (r >= 0 && !d.wwid && d.is_partition)
+	if (r >= 0 && (kind & KIND_DISK) && !d.wwid && d.is_partition)
 		r = opt_attr(dfd, "../wwid", ATTR_WWID_MAX, &d.wwid);
-	if (r >= 0)
+	if (r >= 0 && (kind & KIND_DISK))
 		r = opt_attr(dfd, "device/serial", ATTR_SERIAL_MAX, &d.serial);
-	if (r >= 0 && !d.serial && d.is_partition)
+	if (r >= 0 && (kind & KIND_DISK) && !d.serial && d.is_partition)
 		r = opt_attr(dfd, "../device/serial", ATTR_SERIAL_MAX, &d.serial);
 	if (r >= 0)
 		r = read_holders(dfd, &d.holders, &d.n_holders);

@@ -58,11 +58,13 @@ run_set() {
 	printf 'devices {\n\tglobal_filter = [ "a|^/dev/loop(%s)$|", "r|.*|" ]\n}\n' "$alt" \
 		>"$work/etc/lvm.conf"
 	export LVM_SYSTEM_DIR="$work/etc" LVM_SUPPRESS_FD_WARNINGS=1
-	export PVSCAN_FAST_RUN_DIR="$work/run" PVSCAN_FAST_LOCK_DIR="$work/lock"
+	unset PVSCAN_FAST_RUN_DIR PVSCAN_FAST_LOCK_DIR
 	i=0
 	while [ $i -lt "$RUNS" ]; do
-		measure pvscan-fast "$PF" --cache
-		# lvm2 compiles /run/lvm in: give it a private tmpfs there.
+		# Both write their state to /run/lvm on a fresh private tmpfs, as at
+		# boot (lvm2 compiles the path in; pvscan-fast uses its default).
+		measure pvscan-fast unshare --mount --propagation private sh -c \
+			'mount -t tmpfs none /run && exec "$@"' x "$PF" --cache
 		measure lvm2 unshare --mount --propagation private sh -c \
 			'mount -t tmpfs none /run && exec "$@"' x "$LVM" pvscan --cache --driverloaded n
 		# shellcheck disable=SC2086
