@@ -783,15 +783,15 @@ static int parse_header(struct pf_reader_replay *rp)
 	case REC_FAIL:
 		return rp->len == 0 && rp->val < 0 && rp->val >= -ERRNO_MAX ? 0 : -EBADMSG;
 	case REC_END:
-		return rp->len >= REC_END_FIXED && rp->len < REC_END_FIXED + PF_DIAG_MSG_MAX &&
-				       rp->val <= 0 && rp->val >= -ERRNO_MAX
-			       ? 0
-			       : -EBADMSG;
+		if (rp->len < REC_END_FIXED || rp->len >= REC_END_FIXED + PF_DIAG_MSG_MAX)
+			return -EBADMSG;
+		return rp->val <= 0 && rp->val >= -ERRNO_MAX ? 0 : -EBADMSG;
 	case REC_TICK:
 		return rp->len == 0 ? 0 : -EBADMSG;
 	case REC_DONE:
-		return rp->len == REC_DONE_LEN && rp->val <= 0 && rp->val >= -ERRNO_MAX ? 0
-											  : -EBADMSG;
+		if (rp->len != REC_DONE_LEN)
+			return -EBADMSG;
+		return rp->val <= 0 && rp->val >= -ERRNO_MAX ? 0 : -EBADMSG;
 	default:
 		return -EBADMSG;
 	}
@@ -879,6 +879,7 @@ static void replay_done(struct pf_reader_replay *rp, const uint8_t *p)
 static void dispatch(struct pf_reader_replay *rp, const uint8_t *p)
 {
 	bool per_dev = rp->type == REC_FEED || rp->type == REC_FAIL || rp->type == REC_END;
+	uint64_t off, len;
 
 	if (per_dev && rp->state[rp->dev] == DEV_ENDED) {
 		rp->bad = true; /* nothing follows a device's end */
@@ -892,7 +893,7 @@ static void dispatch(struct pf_reader_replay *rp, const uint8_t *p)
 	case REC_FAIL:
 		if (rp->state[rp->dev] != DEV_OPEN)
 			break;
-		if (pf_probe_next(rp->t[rp->dev].probe, &(uint64_t){ 0 }, &(uint64_t){ 0 }) != 1)
+		if (!probe_wants(&rp->t[rp->dev], &off, &len))
 			diverge(rp, 0);
 		else
 			pf_probe_fail(rp->t[rp->dev].probe, (int)rp->val);

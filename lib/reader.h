@@ -19,9 +19,9 @@
  * state file or output pipe of the caller's (udev reads a program's stdout up
  * to end of file). If the caller stops listening, its next write kills it.
  *
- * The reader is silent only while it waits for a read: it writes a tick at
- * least every PF_READER_TICK_MS while it waits, and a read waits at most the
- * read timeout. A reader silent for longer than the timeout plus
+ * Before each wait for reads the reader writes what it has (a tick when it
+ * wrote nothing for PF_READER_TICK_MS), and a wait lasts at most the read
+ * timeout. A reader silent for longer than the timeout plus
  * PF_READER_GRACE_MS is stuck elsewhere (buffered reads block inside
  * io_submit()); then, as when it dies, the devices it did not finish are
  * failed with a reason and the rest of the scan stands.
@@ -52,7 +52,8 @@ struct pf_reader_replay;
  * arguments, results and return codes. Targets whose reads the reader did not
  * finish get -ETIMEDOUT (it went silent) or -EPIPE (it died) and a diag
  * saying so. Falls back to pf_aio_scan() in this process when no reader can
- * be started (pipe or fork failed), or when two targets share a descriptor.
+ * be started (pipe or fork failed, or it ended before writing anything), or
+ * when two targets share a descriptor.
  */
 int pf_reader_scan(struct pf_aio_target *targets, size_t n, const struct pf_aio_opts *opts,
 		   struct pf_aio_stats *ret_stats) _must_check_;

@@ -165,6 +165,33 @@ static void print_scan_dev(const struct pf_opts *o, const struct pf_scan_dev *d,
 }
 
 /*
+ * -v: what a device's probe found wrong. lvm2 mostly keeps this to itself (a
+ * damaged label, text or size is silently not used, or used as it is), so the
+ * admin can act on it.
+ */
+static void print_probe(const struct pf_scan_dev *d)
+{
+	const struct pf_probe *p = &d->probe;
+
+	if (p->label_status < 0) {
+		pf_info("  %s: %s", d->name, p->label_diag.msg);
+		return;
+	}
+	if (p->size_status < 0)
+		pf_info("  %s: %s", d->name, p->size_diag.msg);
+	for (unsigned i = 0; i < p->n_mdas; i++) {
+		const struct pf_mda_probe *m = &p->mdas[i];
+
+		if (m->header_status < 0)
+			pf_info("  %s: %s", d->name, m->header_diag.msg);
+		else if (m->text_status < 0 && m->text_status != -ENODATA)
+			pf_info("  %s: %s", d->name, m->text_diag.msg);
+		else if (m->vg_status < 0)
+			pf_info("  %s: %s", d->name, m->vg_diag.msg);
+	}
+}
+
+/*
  * Until native activation lands, complete VGs are activated by lvm2 itself, as
  * its udev rule does. PVSCAN_FAST_LVM names another lvm binary (or wrapper).
  * --config and --devicesfile go along: lvm2's pvscan activates under them.
@@ -409,6 +436,8 @@ static int run(const struct pf_opts *o, const struct pf_paths *paths, const stru
 				pf_err("  Cannot update %s: %s.", paths->run, strerror(-r));
 		}
 		print_scan_dev(o, d, all);
+		if (d->outcome == PF_SCAN_READ || d->outcome == PF_SCAN_NOT_LVM)
+			print_probe(d);
 		if (d->outcome != PF_SCAN_READ)
 			continue;
 		if (all)
