@@ -57,7 +57,9 @@ def mdas(img, sec):
 def main():
     fixture, count, outdir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     prefix = sys.argv[4] if len(sys.argv) > 4 else "bench"
-    rng = random.Random(0x5EED)
+    # Deterministic, but distinct per fixture and prefix: copies of two
+    # fixtures attached together must not share PVIDs.
+    rng = random.Random("%s/%s" % (os.path.basename(os.path.normpath(fixture)), prefix))
     names = sorted(n for n in os.listdir(fixture) if n.endswith(".img.xz"))
     templates = [bytearray(lzma.open(os.path.join(fixture, n)).read()) for n in names]
     os.makedirs(outdir, exist_ok=True)
