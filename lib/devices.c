@@ -17,6 +17,7 @@
 #include "devices.h"
 #include "fileio.h"
 #include "paths.h"
+#include "strv.h"
 
 /* Per-attribute caps, in bytes without the trailing newline; longer values are ignored. */
 #define ATTR_NUM_MAX	      32
@@ -35,50 +36,14 @@
 #define LBS_MIN 512u
 #define LBS_MAX (1u << 20)
 
-struct strv {
-	char **v;
-	size_t n;
-};
-
-static void strv_free(struct strv *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	s->v = NULL;
-	s->n = 0;
-}
-
-static int strv_push(struct strv *s, size_t cap, const char *str)
-{
-	char **v;
-
-	if (s->n >= cap)
-		return -E2BIG;
-	v = realloc(s->v, (s->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	s->v = v;
-	s->v[s->n] = strdup(str);
-	if (!s->v[s->n])
-		return -ENOMEM;
-	s->n++;
-	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * The names in an open directory, without those starting with '.', sorted
  * bytewise (lvm2 sorts its /dev walk with alphasort in the C locale). Takes
  * ownership of fd. -E2BIG beyond cap names.
  */
-static int dir_names(int fd, size_t cap, struct strv *ret)
+static int dir_names(int fd, size_t cap, struct pf_strv *ret)
 {
-	struct strv s = { 0 };
+	struct pf_strv s = { 0 };
 	struct dirent *de;
 	DIR *dir;
 	int r = 0;
@@ -98,17 +63,17 @@ static int dir_names(int fd, size_t cap, struct strv *ret)
 		}
 		if (de->d_name[0] == '.')
 			continue;
-		r = strv_push(&s, cap, de->d_name);
+		r = pf_strv_push(&s, cap, de->d_name);
 		if (r < 0)
 			break;
 	}
 	(void)closedir(dir);
 	if (r < 0) {
-		strv_free(&s);
+		pf_strv_release(&s);
 		return r;
 	}
 	if (s.n > 1)
-		qsort(s.v, s.n, sizeof(*s.v), cmp_str);
+		qsort(s.v, s.n, sizeof(*s.v), pf_strv_cmp);
 	*ret = s;
 	return 0;
 }
@@ -422,7 +387,7 @@ static int sys_names(const char *sysdir, char **ret_kname, char **ret_parent)
 
 static int read_holders(int dfd, char ***ret, size_t *ret_n)
 {
-	struct strv s = { 0 };
+	struct pf_strv s = { 0 };
 	int fd, r;
 
 	fd = openat(dfd, "holders", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -483,17 +448,17 @@ static int dev_name_for(const struct pf_paths *paths, int dfd, const struct pf_d
 		if (is_type(d, "sd"))
 			fd = openat(dfd, "device/block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd >= 0) {
-			struct strv s = { 0 };
+			struct pf_strv s = { 0 };
 
 			r = dir_names(fd, PF_DEVICES_MAX, &s);
 			if (r == -ENOMEM)
 				return r;
 			if (r < 0 || !s.n || !is_plain_name(s.v[0], strlen(s.v[0]))) {
-				strv_free(&s);
+				pf_strv_release(&s);
 				return -ENOENT;
 			}
 			name = strdup(s.v[0]);
-			strv_free(&s);
+			pf_strv_release(&s);
 			if (!name)
 				return -ENOMEM;
 		} else {
@@ -774,7 +739,7 @@ static int cmp_devno(const void *a, const void *b)
 int pf_devices_enumerate(const struct pf_paths *paths, struct pf_dev_list *ret)
 {
 	_cleanup_free_ char *classdir = NULL;
-	struct strv names = { 0 };
+	struct pf_strv names = { 0 };
 	struct majors *mt = NULL;
 	struct pf_dev *devs = NULL;
 	size_t n = 0, i;
@@ -833,14 +798,14 @@ out:
 		free(devs);
 	}
 	majors_free(mt);
-	strv_free(&names);
+	pf_strv_release(&names);
 	return r;
 }
 
 struct walk {
 	const struct pf_dev_list *list;
 	size_t *order;	    /* indexes into list->devs, sorted by devno */
-	struct strv *found; /* per device, parallel to list->devs */
+	struct pf_strv *found; /* per device, parallel to list->devs */
 	dev_t root_dev;	    /* filesystem of paths->dev */
 	size_t entries;
 };
@@ -866,7 +831,7 @@ static struct pf_dev *walk_find(const struct walk *w, dev_t rdev)
 
 static int walk_dir(struct walk *w, const char *dirpath, unsigned depth)
 {
-	struct strv names = { 0 };
+	struct pf_strv names = { 0 };
 	int fd, r;
 
 	fd = open(dirpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -906,13 +871,13 @@ static int walk_dir(struct walk *w, const char *dirpath, unsigned depth)
 		d = walk_find(w, st.st_rdev);
 		if (!d || (d->path && !strcmp(d->path, path)))
 			continue;
-		r = strv_push(&w->found[d - w->list->devs], PF_DEVICES_ALIASES_MAX, path);
+		r = pf_strv_push(&w->found[d - w->list->devs], PF_DEVICES_ALIASES_MAX, path);
 		if (r == -ENOMEM)
 			goto out;
 	}
 	r = 0;
 out:
-	strv_free(&names);
+	pf_strv_release(&names);
 	(void)close(fd);
 	return r;
 }
@@ -968,7 +933,7 @@ int pf_devices_load_aliases(const struct pf_paths *paths, struct pf_dev_list *li
 out:
 	if (w.found)
 		for (i = 0; i < list->n; i++)
-			strv_free(&w.found[i]);
+			pf_strv_release(&w.found[i]);
 	free(w.found);
 	free(w.order);
 	return r;

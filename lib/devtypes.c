@@ -16,6 +16,7 @@
 #include "fileio.h"
 #include "paths.h"
 #include "span.h"
+#include "strv.h"
 
 /*
  * lvm2's built-in types (lib/device/device-types.h): a /proc/devices block
@@ -72,11 +73,6 @@ static const char *const reasons[_PF_DEVFILTER_MAX] = {
 #define POOL_VERSION_OFFSET  272 /* pl_magic, pl_pool_id, 256-byte pl_pool_name */
 #define POOL_VERSION_MAJMIN  0x0401u /* version 4.1.x: lvm2 ignores the low byte */
 
-struct strv {
-	char **v;
-	size_t n;
-};
-
 struct pf_devfilter {
 	bool scan_lvs;
 	bool mpath;
@@ -86,60 +82,8 @@ struct pf_devfilter {
 	char **types;
 	int *parts;
 	size_t n_types;
-	struct strv wwids; /* sorted, unique */
+	struct pf_strv wwids; /* sorted, unique */
 };
-
-static void strv_free(struct strv *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	s->v = NULL;
-	s->n = 0;
-}
-
-static int strv_push(struct strv *s, const char *str)
-{
-	char **v;
-
-	if (s->n >= PF_DEVTYPES_WWIDS_MAX)
-		return -E2BIG;
-	v = realloc(s->v, (s->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	s->v = v;
-	s->v[s->n] = strdup(str);
-	if (!s->v[s->n])
-		return -ENOMEM;
-	s->n++;
-	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool strv_has(const struct strv *s, const char *str)
-{
-	return s->n && bsearch(&str, s->v, s->n, sizeof(*s->v), cmp_str);
-}
-
-static void strv_sort_unique(struct strv *s)
-{
-	size_t out = 0;
-
-	if (s->n > 1)
-		qsort(s->v, s->n, sizeof(*s->v), cmp_str);
-	for (size_t i = 0; i < s->n; i++) {
-		if (out && !strcmp(s->v[out - 1], s->v[i])) {
-			free(s->v[i]);
-			continue;
-		}
-		s->v[out++] = s->v[i];
-	}
-	s->n = out;
-}
 
 /* Hand fn each line the way fgets() with lvm2's 512-byte buffer would (an embedded NUL ends it). */
 static int for_each_line(const char *text, size_t len, int (*fn)(char *line, void *arg), void *arg)
@@ -171,7 +115,7 @@ static int for_each_line(const char *text, size_t len, int (*fn)(char *line, voi
  */
 static int wwids_line(char *line, void *arg)
 {
-	struct strv *set = arg;
+	struct pf_strv *set = arg;
 	char *w = line, *slash;
 
 	if (line[0] == '#')
@@ -187,12 +131,12 @@ static int wwids_line(char *line, void *arg)
 	/* an entry that kept its newline can never equal a sysfs wwid */
 	if (strchr(w, '\n'))
 		return 0;
-	return strv_push(set, w);
+	return pf_strv_push(set, PF_DEVTYPES_WWIDS_MAX, w);
 }
 
 struct blacklist {
 	bool black, exceptions; /* inside "blacklist {" / "blacklist_exceptions {" */
-	struct strv ignored, excepted;
+	struct pf_strv ignored, excepted;
 };
 
 /*
@@ -256,7 +200,8 @@ static int blacklist_line(char *line, void *arg)
 	}
 	if (j < MPATH_WWID_MIN)
 		return 0;
-	return strv_push(bl->exceptions ? &bl->excepted : &bl->ignored, wwid);
+	return pf_strv_push(bl->exceptions ? &bl->excepted : &bl->ignored, PF_DEVTYPES_WWIDS_MAX,
+			    wwid);
 }
 
 static int blacklist_file(struct blacklist *bl, const char *path)
@@ -311,11 +256,11 @@ static int blacklist_dir(struct blacklist *bl, const char *dirpath)
  * The wwids lvm2 treats as multipath paths: the wwids file, less the wwids
  * multipath's own config blacklists (unless also excepted).
  */
-static int load_wwids(const struct pf_devfilter_cfg *cfg, struct strv *ret)
+static int load_wwids(const struct pf_devfilter_cfg *cfg, struct pf_strv *ret)
 {
 	_cleanup_free_ char *text = NULL;
 	struct blacklist bl = { 0 };
-	struct strv set = { 0 };
+	struct pf_strv set = { 0 };
 	size_t len = 0, out = 0;
 	int r;
 
@@ -331,7 +276,7 @@ static int load_wwids(const struct pf_devfilter_cfg *cfg, struct strv *ret)
 	r = for_each_line(text, len, wwids_line, &set);
 	if (r < 0)
 		goto out;
-	strv_sort_unique(&set);
+	pf_strv_sort_unique(&set);
 
 	if (cfg->multipath_conf_file) {
 		r = blacklist_file(&bl, cfg->multipath_conf_file);
@@ -343,10 +288,11 @@ static int load_wwids(const struct pf_devfilter_cfg *cfg, struct strv *ret)
 		if (r < 0)
 			goto out;
 	}
-	strv_sort_unique(&bl.excepted);
-	strv_sort_unique(&bl.ignored);
+	pf_strv_sort_unique(&bl.excepted);
+	pf_strv_sort_unique(&bl.ignored);
 	for (size_t i = 0; i < set.n; i++) {
-		if (strv_has(&bl.ignored, set.v[i]) && !strv_has(&bl.excepted, set.v[i])) {
+		if (pf_strv_contains(&bl.ignored, set.v[i]) &&
+		    !pf_strv_contains(&bl.excepted, set.v[i])) {
 			free(set.v[i]);
 			continue;
 		}
@@ -355,12 +301,12 @@ static int load_wwids(const struct pf_devfilter_cfg *cfg, struct strv *ret)
 	set.n = out;
 done:
 	*ret = set;
-	set = (struct strv){ 0 };
+	set = (struct pf_strv){ 0 };
 	r = 0;
 out:
-	strv_free(&set);
-	strv_free(&bl.ignored);
-	strv_free(&bl.excepted);
+	pf_strv_release(&set);
+	pf_strv_release(&bl.ignored);
+	pf_strv_release(&bl.excepted);
 	return r;
 }
 
@@ -427,7 +373,7 @@ struct pf_devfilter *pf_devtypes_filter_free(struct pf_devfilter *f)
 		free(f->types[i]);
 	free(f->types);
 	free(f->parts);
-	strv_free(&f->wwids);
+	pf_strv_release(&f->wwids);
 	free(f);
 	return NULL;
 }
@@ -648,7 +594,7 @@ static int is_mpath_component(const struct pf_devfilter *f, const struct pf_path
 	if (!wwid)
 		return 0;
 	dot = strchr(wwid, '.');
-	return dot && strv_has(&f->wwids, dot + 1);
+	return dot && pf_strv_contains(&f->wwids, dot + 1);
 }
 
 /* Bound into an md array: the array is one of its holders. */
