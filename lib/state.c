@@ -487,6 +487,29 @@ static int lookup_file_read(const char *path, char **ret_text, size_t *ret_len)
 	return 0;
 }
 
+/*
+ * The next entry of a directory walk capped at PF_STATE_DIR_ENTRIES_MAX. NULL at the end,
+ * with a read error or the cap recorded in *first unless it already holds an error.
+ */
+static struct dirent *walk_next(DIR *dir, unsigned int *seen, int *first)
+{
+	struct dirent *de;
+
+	errno = 0;
+	de = readdir(dir);
+	if (!de) {
+		if (errno && *first == 0)
+			*first = -errno;
+		return NULL;
+	}
+	if (++*seen > PF_STATE_DIR_ENTRIES_MAX) {
+		if (*first == 0)
+			*first = -E2BIG;
+		return NULL;
+	}
+	return de;
+}
+
 /* Fill ret from a lookup file's text if it lists pvid; 1 if it does, 0 if not, or -errno. */
 static int lookup_text_match(const char *text, size_t len, const char *pvid,
 			     struct pf_state_lookup *ret)
@@ -528,6 +551,7 @@ int pf_state_lookup_find(const char *run_dir, const char *pvid, struct pf_state_
 	struct dirent *de;
 	DIR *dir;
 	unsigned int seen = 0;
+	int walk_err = 0;
 	int r;
 
 	if (!pvid_is_valid(pvid))
@@ -545,15 +569,10 @@ int pf_state_lookup_find(const char *run_dir, const char *pvid, struct pf_state_
 		size_t len = 0;
 		int m;
 
-		errno = 0;
-		de = readdir(dir);
+		de = walk_next(dir, &seen, &walk_err);
 		if (!de) {
-			if (errno)
-				r = -errno;
-			break;
-		}
-		if (++seen > PF_STATE_DIR_ENTRIES_MAX) {
-			r = -E2BIG;
+			if (walk_err)
+				r = walk_err;
 			break;
 		}
 		/*
@@ -632,18 +651,9 @@ int pf_state_remove_devno(const char *run_dir, unsigned int major, unsigned int 
 	for (;;) {
 		struct pf_state_pv pv;
 
-		errno = 0;
-		de = readdir(dir);
-		if (!de) {
-			if (errno && first == 0)
-				first = -errno;
+		de = walk_next(dir, &seen, &first);
+		if (!de)
 			break;
-		}
-		if (++seen > PF_STATE_DIR_ENTRIES_MAX) {
-			if (first == 0)
-				first = -E2BIG;
-			break;
-		}
 		/* compat: lvm2 looks at every name not starting with '.', whatever its length. */
 		if (de->d_name[0] == '.')
 			continue;
@@ -689,18 +699,9 @@ static int clear_dir(const char *dir_path)
 	if (!dir)
 		return errno == ENOENT ? 0 : -errno;
 	for (;;) {
-		errno = 0;
-		de = readdir(dir);
-		if (!de) {
-			if (errno && first == 0)
-				first = -errno;
+		de = walk_next(dir, &seen, &first);
+		if (!de)
 			break;
-		}
-		if (++seen > PF_STATE_DIR_ENTRIES_MAX) {
-			if (first == 0)
-				first = -E2BIG;
-			break;
-		}
 		/* lvm2 leaves dot names alone; of those we remove only our own stale temps. */
 		if (de->d_name[0] == '.' && !tmp_is_stale(dirfd(dir), de->d_name, now))
 			continue;
