@@ -562,7 +562,7 @@ static int read_capped(const char *path, size_t max, char **ret, size_t *ret_len
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
-	size_t len = 0;
+	size_t len = 0, size;
 	struct stat st;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -572,12 +572,23 @@ static int read_capped(const char *path, size_t max, char **ret, size_t *ret_len
 		return -errno;
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
-	buf = malloc(max + 2);
+	/* Sized by fstat (the follower path reads lvm.conf), grown to the cap if it grows. */
+	size = S_ISREG(st.st_mode) && (uintmax_t)st.st_size < max ? (size_t)st.st_size + 1 : max + 1;
+	buf = malloc(size + 1);
 	if (!buf)
 		return -ENOMEM;
 	while (len <= max) {
-		ssize_t k = read(fd, buf + len, max + 1 - len);
+		ssize_t k;
 
+		if (len == size) {
+			char *nb = realloc(buf, max + 2);
+
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+			size = max + 1;
+		}
+		k = read(fd, buf + len, size - len);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0)
@@ -1598,5 +1609,64 @@ int pf_settings_compile_filters(const struct pf_settings *s, struct pf_filter **
 	}
 	*ret_global = g;
 	*ret_filter = f;
+	return 0;
+}
+
+/*
+ * Could this text set event_activation, or pull in lvm_<tag>.conf? Conservative: a line's
+ * comment is skipped only when no quote comes before its '#'.
+ */
+static bool may_set_event_activation(const char *text, size_t len)
+{
+	static const char *const words[] = { "event_activation", "tags" };
+	const char *end = text + len;
+
+	for (const char *line = text; line < end;) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		const char *stop = nl ? nl : end;
+		const char *hash = memchr(line, '#', (size_t)(stop - line));
+
+		if (hash && !memchr(line, '"', (size_t)(hash - line)))
+			stop = hash;
+		for (size_t w = 0; w < ARRAY_SIZE(words); w++)
+			if (memmem(line, (size_t)(stop - line), words[w], strlen(words[w])))
+				return true;
+		line = nl ? nl + 1 : end;
+	}
+	return false;
+}
+
+int pf_settings_event_activation(const char *etc, const char *const *config, size_t n_config,
+				 bool *ret)
+{
+	static const char *const files[] = { "lvm.conf", "lvmlocal.conf" };
+	struct pf_settings st;
+	struct pf_diag diag;
+	bool maybe = false;
+	int r;
+
+	for (size_t i = 0; i < n_config && !maybe; i++)
+		maybe = may_set_event_activation(config[i], strlen(config[i]));
+	for (size_t i = 0; i < ARRAY_SIZE(files) && !maybe; i++) {
+		_cleanup_free_ char *path = pf_path_join(etc, files[i]), *text = NULL;
+		size_t len = 0;
+		bool over;
+
+		if (!path)
+			return -ENOMEM;
+		r = read_capped(path, PF_SETTINGS_FILE_MAX, &text, &len, &over);
+		if (r == -ENOENT)
+			continue;
+		maybe = r < 0 || over || may_set_event_activation(text, len);
+	}
+	if (!maybe) {
+		*ret = true;
+		return 0;
+	}
+	r = pf_settings_load(etc, config, n_config, &st, &diag);
+	if (r < 0)
+		return r;
+	*ret = st.event_activation;
+	pf_settings_release(&st);
 	return 0;
 }

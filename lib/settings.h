@@ -110,6 +110,15 @@ int pf_settings_load(const char *etc, const char *const *config, size_t n_config
 void pf_settings_release(struct pf_settings *s);
 
 /*
+ * Only global/event_activation, for the follower path, which must not pay for a full load:
+ * when neither lvm.conf, lvmlocal.conf nor a --config string names event_activation or tags
+ * outside a comment, lvm2's default (1) holds and nothing is parsed; otherwise everything is
+ * loaded as pf_settings_load() does. Errors as pf_settings_load().
+ */
+int pf_settings_event_activation(const char *etc, const char *const *config, size_t n_config,
+				 bool *ret) _nonnull_(1, 4) _must_check_;
+
+/*
  * Compile global_filter and filter (each NULL when not configured). Errors are -EINVAL and
  * friends from pf_filter_compile(), reterr prefixed with the setting and where it is set.
  */
