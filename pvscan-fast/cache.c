@@ -3,15 +3,20 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "coalesce.h"
 #include "log.h"
 #include "paths.h"
 #include "pvscan.h"
@@ -201,6 +206,7 @@ static int activate_vg(const struct pf_opts *o, const char *vgname)
 	const char *lvm = getenv("PVSCAN_FAST_LVM");
 	static const char *const head[] = { "vgchange", "-aay", "--autoactivation", "event" };
 	_cleanup_free_ char **argv = NULL;
+	posix_spawn_file_actions_t fa;
 	size_t n = 0;
 	pid_t pid;
 	int st, r;
@@ -224,46 +230,19 @@ static int activate_vg(const struct pf_opts *o, const char *vgname)
 	}
 	argv[n++] = (char *)vgname;
 	(void)fflush(stdout);
-	r = posix_spawn(&pid, lvm, NULL, NULL, argv, environ);
+	/* With --udevoutput our stdout is udev's IMPORT: lvm2's chatter goes to stderr. */
+	r = posix_spawn_file_actions_init(&fa);
+	if (r == 0 && o->udevoutput)
+		r = posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+	if (r == 0)
+		r = posix_spawn(&pid, lvm, &fa, NULL, argv, environ);
+	(void)posix_spawn_file_actions_destroy(&fa);
 	if (r != 0)
 		return -r;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
-}
-
-/* Like lvm2: claim every complete VG and say so first, then activate the ones claimed. */
-static int autoactivate(const struct pf_opts *o, const struct pf_paths *paths,
-			const struct pf_pvscan *ps)
-{
-	_cleanup_free_ bool *claimed = NULL;
-	int pid = (int)getpid(), status = PF_EXIT_OK;
-
-	claimed = calloc(ps->n_complete ? ps->n_complete : 1, sizeof(*claimed));
-	if (!claimed)
-		return PF_EXIT_FAILED;
-	for (size_t i = 0; i < ps->n_complete; i++) {
-		const char *vg = ps->complete_vgs[i];
-
-		if (pf_state_vg_online_claim(paths->run, vg) == -EEXIST) {
-			out(o, PVSCAN "VG %s skip autoactivation.", pid, vg);
-			continue;
-		}
-		out(o, PVSCAN "VG %s run autoactivation.", pid, vg);
-		claimed[i] = true;
-	}
-	for (size_t i = 0; i < ps->n_complete; i++) {
-		const char *vg = ps->complete_vgs[i];
-
-		if (!claimed[i] || o->test)
-			continue;
-		if (activate_vg(o, vg) < 0) {
-			pf_err("  " PVSCAN "%s: autoactivation failed.", pid, vg);
-			status = PF_EXIT_FAILED;
-		}
-	}
-	return status;
 }
 
 static bool any_device(const struct pf_scan *scan)
@@ -335,25 +314,295 @@ static void warn_missing_pvs(const struct pf_scan_dev *d, const char *const *pvi
 	}
 }
 
-static unsigned pvscan_flags(const struct pf_opts *o)
+/* One invocation's work: plain (one pass over the arguments) or as the coalescing leader. */
+struct job {
+	const struct pf_opts *o;
+	const struct pf_paths *paths;
+	const struct pf_settings *st;
+	struct pf_coalesce *c; /* NULL when not coalescing */
+	bool full_cmd;	       /* the command names no device: every device, state rebuilt */
+	/* --udevoutput: our own devices, and the VG line udev imports (printed once) */
+	struct pf_scan_arg *own;
+	size_t n_own;
+	char own_vg[PF_NAME_MAX + 1];
+	bool own_complete, udev_line_done; /* own_vg was found complete (by any device) */
+	int status;
+};
+
+/* The devno of a device path, for matching the devices the scan found to ours. */
+static bool path_devno(const char *path, unsigned *ret_major, unsigned *ret_minor)
 {
-	return (o->cache ? PF_PVSCAN_CACHE : 0) | (o->activate ? PF_PVSCAN_ACTIVATE : 0) |
-	       (o->listvg ? PF_PVSCAN_LIST_VG : 0) | (o->listlvs ? PF_PVSCAN_LIST_LVS : 0) |
-	       (o->checkcomplete ? PF_PVSCAN_CHECK_COMPLETE : 0) |
-	       (o->vgonline ? PF_PVSCAN_VG_ONLINE : 0) | (o->n_devs == 0 ? PF_PVSCAN_ALL : 0);
+	struct stat st;
+
+	if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode))
+		return false;
+	*ret_major = major(st.st_rdev);
+	*ret_minor = minor(st.st_rdev);
+	return true;
 }
 
-static int run(const struct pf_opts *o, const struct pf_paths *paths, const struct pf_settings *st)
+static bool is_own(const struct job *j, unsigned major, unsigned minor)
 {
-	_cleanup_free_ struct pf_scan_arg *args = NULL;
+	for (size_t i = 0; i < j->n_own; i++)
+		if (j->own[i].major == major && j->own[i].minor == minor)
+			return true;
+	return false;
+}
+
+static bool in_items(const struct pf_pending *items, size_t n, unsigned major, unsigned minor)
+{
+	for (size_t i = 0; i < n; i++)
+		if (items[i].major == major && items[i].minor == minor)
+			return true;
+	return false;
+}
+
+/*
+ * Claim every complete VG and say so first, then activate the ones claimed, as lvm2 does.
+ * Coalescing, each claim is journaled first, so a leader killed between claiming and
+ * activating leaves the VG to the next leader instead of down for good. With
+ * --udevoutput, our own device's VG is left to the udev rule that imports the line.
+ */
+static void autoactivate(struct job *j, const struct pf_pvscan *ps)
+{
+	const struct pf_opts *o = j->o;
+	_cleanup_free_ bool *todo = NULL;
+	int pid = (int)getpid();
+
+	todo = calloc(ps->n_complete ? ps->n_complete : 1, sizeof(*todo));
+	if (!todo) {
+		j->status = PF_EXIT_FAILED;
+		return;
+	}
+	for (size_t i = 0; i < ps->n_complete; i++) {
+		const char *vg = ps->complete_vgs[i];
+		bool dup = false;
+		int r;
+
+		for (size_t k = 0; k < i && !dup; k++)
+			dup = strcmp(ps->complete_vgs[k], vg) == 0;
+		if (dup)
+			continue;
+		if (j->c && (r = pf_coalesce_activation_begin(j->c, vg)) < 0)
+			pf_warn("  WARNING: cannot journal activation of VG %s: %s.", vg,
+				strerror(-r));
+		if (pf_state_vg_online_claim(j->paths->run, vg) == -EEXIST) {
+			out(o, PVSCAN "VG %s skip autoactivation.", pid, vg);
+			if (j->c)
+				pf_coalesce_activation_end(j->c, vg);
+			continue;
+		}
+		if (o->udevoutput && !j->udev_line_done && strcmp(vg, j->own_vg) == 0) {
+			(void)printf("LVM_VG_NAME_COMPLETE='%s'\n", vg);
+			j->udev_line_done = true;
+			if (j->c)
+				pf_coalesce_activation_end(j->c, vg);
+			continue;
+		}
+		out(o, PVSCAN "VG %s run autoactivation.", pid, vg);
+		todo[i] = true;
+	}
+	for (size_t i = 0; i < ps->n_complete; i++) {
+		const char *vg = ps->complete_vgs[i];
+
+		if (!todo[i])
+			continue;
+		if (!o->test && activate_vg(o, vg) < 0) {
+			pf_err("  " PVSCAN "%s: autoactivation failed.", pid, vg);
+			j->status = PF_EXIT_FAILED;
+		}
+		if (j->c)
+			pf_coalesce_activation_end(j->c, vg);
+	}
+}
+
+static unsigned pvscan_flags(const struct job *j, bool activate)
+{
+	const struct pf_opts *o = j->o;
+	unsigned f = (o->cache ? PF_PVSCAN_CACHE : 0) | (activate ? PF_PVSCAN_ACTIVATE : 0) |
+		     (o->checkcomplete ? PF_PVSCAN_CHECK_COMPLETE : 0) |
+		     (j->full_cmd ? PF_PVSCAN_ALL : 0);
+
+	/* The leader claims VGs itself (journaled); the udev line is printed from its results. */
+	if (!j->c)
+		f |= (o->listvg ? PF_PVSCAN_LIST_VG : 0) | (o->listlvs ? PF_PVSCAN_LIST_LVS : 0) |
+		     (o->vgonline ? PF_PVSCAN_VG_ONLINE : 0);
+	return f;
+}
+
+/* What an event says about our own device's VG, for the --udevoutput line. */
+static void note_own_vg(struct job *j, const struct pf_scan_dev *d, const struct pf_event *e)
+{
+	if (!j->o->udevoutput || j->udev_line_done || j->own_vg[0] ||
+	    !is_own(j, d->dev.major, d->dev.minor))
+		return;
+	if (e->kind != PF_EV_VG_COMPLETE && e->kind != PF_EV_VG_INCOMPLETE)
+		return;
+	(void)snprintf(j->own_vg, sizeof(j->own_vg), "%s", e->vg);
+}
+
+static bool found_complete(const struct pf_pvscan *ps, const char *vg)
+{
+	for (size_t i = 0; i < ps->n_complete; i++)
+		if (strcmp(ps->complete_vgs[i], vg) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A full round's named devno that the walk did not find and sysfs does not know is gone:
+ * forget its PV, as the per-device form does for a removal event.
+ */
+static void forget_gone(struct job *j, const struct pf_scan *scan, const struct pf_pending *items,
+			size_t n_items)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int r;
+
+	for (size_t i = 0; i < n_items; i++) {
+		unsigned maj = items[i].major, min = items[i].minor;
+		bool found = false;
+
+		for (size_t k = 0; k < scan->n && !found; k++)
+			found = scan->devs[k].dev.major == maj && scan->devs[k].dev.minor == min;
+		if (found)
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/dev/block/%u:%u", j->paths->sys, maj, min);
+		if (stat(path, &st) == 0 || errno != ENOENT)
+			continue;
+		r = pf_state_remove_devno(j->paths->run, maj, min);
+		if (r < 0)
+			pf_err("  Cannot update %s: %s.", j->paths->run, strerror(-r));
+		pf_coalesce_note_gone(j->c, maj, min);
+	}
+}
+
+/*
+ * Read the devices (every one when all; args then only say which were named), record them
+ * as lvm2 would, print lvm2's lines, activate what is complete. items: the coalesced round's
+ * devices (NULL when plain), so a full round can tell named devices from the rest.
+ */
+static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_args, bool all,
+		     bool activate, const struct pf_pending *items, size_t n_items)
+{
+	const struct pf_opts *o = j->o;
+	const struct pf_paths *paths = j->paths;
+	const struct pf_settings *st = j->st;
 	struct pf_scan_opts so = { .paths = paths, .settings = st };
 	struct pf_scan scan = { 0 };
 	_cleanup_free_ const char **pvids = NULL;
 	size_t n_pvids = 0;
 	struct pf_pvscan ps;
-	bool all = o->n_devs == 0;
+	unsigned base;
 	int pid = (int)getpid();
-	int status = PF_EXIT_OK, r;
+	int r;
+
+	so.args = all ? NULL : args;
+	so.n_args = all ? 0 : n_args;
+	so.timeout_ms = o->timeout_s * 1000U;
+	so.devicesfile = o->devicesfile;
+	r = pf_scan_run(&so, &scan);
+	if (r < 0) {
+		pf_err("  Scan failed: %s.", strerror(-r));
+		return r;
+	}
+	pf_debug("  scan: %zu devices, %zu read, %u reads", scan.n, scan.n_read, scan.reads);
+
+	if (scan.named_symlinks)
+		out(o, PVSCAN "finding all devices for filter symlinks.", pid);
+	if (scan.devfile_used && any_device(&scan))
+		warn_ignored_filters(st);
+	if (j->full_cmd && all && scanned_pvids(&scan, &pvids, &n_pvids) < 0) {
+		pf_scan_release(&scan);
+		return -ENOMEM;
+	}
+	base = pvscan_flags(j, activate);
+	pf_pvscan_init(&ps, paths->run, base, st->system_id);
+	for (size_t i = 0; i < scan.n; i++) {
+		struct pf_scan_dev *d = &scan.devs[i];
+		bool named = !all || (items && in_items(items, n_items, d->dev.major, d->dev.minor));
+		size_t first = ps.n_events;
+
+		/* A devno that no longer exists is a removal event: forget its PV. */
+		if (d->outcome == PF_SCAN_NO_DEVICE && d->arg && !d->arg->path && o->cache) {
+			r = pf_state_remove_devno(paths->run, d->arg->major, d->arg->minor);
+			if (r < 0)
+				pf_err("  Cannot update %s: %s.", paths->run, strerror(-r));
+			if (j->c)
+				pf_coalesce_note_gone(j->c, d->arg->major, d->arg->minor);
+		}
+		if (j->c && (d->outcome == PF_SCAN_READ || d->outcome == PF_SCAN_NOT_LVM ||
+			     d->outcome == PF_SCAN_DUPLICATE) &&
+		    pf_coalesce_note_read(j->c, d->dev.major, d->dev.minor,
+					  activate ? PF_PENDING_ACTIVATE : 0) < 0)
+			pf_warn("  WARNING: cannot note %s as read.", d->name);
+		print_scan_dev(o, d, !named);
+		if (d->outcome == PF_SCAN_READ || d->outcome == PF_SCAN_NOT_LVM)
+			print_probe(d);
+		if (d->outcome != PF_SCAN_READ)
+			continue;
+		if (j->full_cmd && all)
+			warn_missing_pvs(d, pvids, n_pvids, st->system_id);
+		ps.flags = base | (named ? 0 : PF_PVSCAN_ALL);
+		r = pf_pvscan_device(&ps, d->name, d->dev.major, d->dev.minor, &d->probe);
+		for (size_t e = first; e < ps.n_events; e++) {
+			note_own_vg(j, d, &ps.events[e]);
+			print_event(o, &ps.events[e]);
+		}
+		if (r < 0) {
+			pf_err("  " PVSCAN "%s: %s.", pid, d->name, strerror(-r));
+			j->status = PF_EXIT_FAILED;
+		}
+	}
+	if (ps.failed)
+		j->status = PF_EXIT_FAILED;
+	if (all && items)
+		forget_gone(j, &scan, items, n_items);
+
+	/*
+	 * Like lvm2 (--listvg alone too): a PV appeared, so the hints lvm2 commands
+	 * keep are stale, and so is the list of names searched for devices-file
+	 * entries, which lvm2 keeps only for the default devices file.
+	 */
+	if (ps.pv_count &&
+	    ((strcmp(st->hints, "none") != 0 && pf_state_touch_newhints(paths->run) < 0) ||
+	     (!o->devicesfile && pf_state_unlink_searched_devnames(paths->run) < 0)))
+		pf_warn("  WARNING: cannot update hints state in %s.", paths->run);
+	/* The udev line: our device's VG, completed by whichever device completed it. */
+	if (o->udevoutput && j->own_vg[0] && found_complete(&ps, j->own_vg))
+		j->own_complete = true;
+	if (activate) {
+		autoactivate(j, &ps);
+	} else if (j->c && o->udevoutput && j->own_complete && !j->udev_line_done) {
+		(void)printf("LVM_VG_NAME_COMPLETE='%s'\n", j->own_vg);
+		j->udev_line_done = true;
+	}
+
+	pf_pvscan_release(&ps);
+	pf_scan_release(&scan);
+	return 0;
+}
+
+/* A full scan rebuilds the state from nothing, as lvm2's does. */
+static int clear_state(const struct job *j)
+{
+	int r = pf_state_clear(j->paths->run);
+
+	if (r == 0 && !j->o->devicesfile)
+		r = pf_state_unlink_searched_devnames(j->paths->run);
+	if (r < 0)
+		pf_err("  Cannot clear %s: %s.", j->paths->run, strerror(-r));
+	return r;
+}
+
+/* The checks lvm2 makes before reading anything. -1 to go on, else the exit status. */
+static int precheck(const struct job *j)
+{
+	const struct pf_opts *o = j->o;
+	const struct pf_settings *st = j->st;
+	int pid = (int)getpid();
+	int r;
 
 	if (o->activate && !st->event_activation) {
 		pf_info("  Ignoring pvscan --cache -aay because event_activation is disabled.");
@@ -367,14 +616,13 @@ static int run(const struct pf_opts *o, const struct pf_paths *paths, const stru
 				      "event_activation is disabled.", pid);
 		return PF_EXIT_OK;
 	}
-
 	/* lvm2 sets the run dir up for every form that gets this far, --listvg alone included. */
-	r = pf_state_init(paths->run);
+	r = pf_state_init(j->paths->run);
 	if (r < 0) {
-		pf_err("  Cannot set up %s: %s.", paths->run, strerror(-r));
+		pf_err("  Cannot set up %s: %s.", j->paths->run, strerror(-r));
 		return PF_EXIT_FAILED;
 	}
-	if (!all) {
+	if (!j->full_cmd) {
 		if (!o->checkcomplete && !st->event_activation) {
 			pf_info("  Ignoring pvscan --cache because event_activation is disabled.");
 			return PF_EXIT_OK;
@@ -384,90 +632,152 @@ static int run(const struct pf_opts *o, const struct pf_paths *paths, const stru
 			return PF_EXIT_OK;
 		}
 	}
+	return -1;
+}
 
-	if (all && o->cache) {
-		/* A full scan rebuilds the state from nothing, as lvm2's does. */
-		r = pf_state_clear(paths->run);
-		if (r == 0 && !o->devicesfile)
-			r = pf_state_unlink_searched_devnames(paths->run);
-		if (r < 0) {
-			pf_err("  Cannot clear %s: %s.", paths->run, strerror(-r));
-			return PF_EXIT_FAILED;
-		}
-	}
+/* One pass over the command's own arguments, without the leader lock (lvm2's way). */
+static int run_plain(struct job *j)
+{
+	const struct pf_opts *o = j->o;
+	bool all = o->n_devs == 0;
 
-	args = calloc(o->n_devs ? o->n_devs : 1, sizeof(*args));
+	if (all && o->cache && clear_state(j) < 0)
+		return PF_EXIT_FAILED;
+	if (scan_pass(j, j->own, j->n_own, all, o->activate, NULL, 0) < 0)
+		return PF_EXIT_FAILED;
+	return j->status;
+}
+
+/* The leader's round: the devices taken from the queue, or every device. */
+static int leader_round(void *ctx, struct pf_coalesce *c _unused_, const struct pf_coalesce_round *rd)
+{
+	struct job *j = ctx;
+	_cleanup_free_ struct pf_scan_arg *args = NULL;
+	bool activate = j->o->activate;
+	size_t n = 0;
+
+	for (size_t i = 0; i < rd->n; i++)
+		activate |= (rd->items[i].flags & PF_PENDING_ACTIVATE) != 0;
+	if (rd->full && j->full_cmd && j->o->cache && clear_state(j) < 0)
+		return -EIO;
+	args = calloc(rd->n ? rd->n : 1, sizeof(*args));
 	if (!args)
+		return -ENOMEM;
+	for (size_t i = 0; i < rd->n; i++) {
+		if (rd->items[i].covered) {
+			pf_debug("  %u:%u: read after its event already", rd->items[i].major,
+				 rd->items[i].minor);
+			continue;
+		}
+		args[n].major = rd->items[i].major;
+		args[n].minor = rd->items[i].minor;
+		n++;
+	}
+	if (!rd->full && n == 0)
+		return 0;
+	return scan_pass(j, args, n, rd->full, activate, rd->items, rd->n);
+}
+
+/* A VG a dead leader began activating: claim it if nobody did, and activate it. */
+static int leader_recover_vg(void *ctx, struct pf_coalesce *c, const char *vg)
+{
+	struct job *j = ctx;
+	int pid = (int)getpid();
+
+	/* Claimed already, or not: either way this VG is ours to finish. */
+	if (pf_state_vg_online_claim(j->paths->run, vg) < 0)
+		pf_debug("  VG %s was claimed already", vg);
+	out(j->o, PVSCAN "VG %s run autoactivation (left unfinished by a leader that died).", pid,
+	    vg);
+	if (!j->o->test && activate_vg(j->o, vg) < 0) {
+		pf_err("  " PVSCAN "%s: autoactivation failed.", pid, vg);
+		j->status = PF_EXIT_FAILED;
+	}
+	pf_coalesce_activation_end(c, vg);
+	return 0;
+}
+
+/*
+ * Coalesced: lead with the lock the command passed us, or (an admin's full scan) the one we
+ * wait for. 1 when this invocation cannot coalesce (no queue: run plain), else the status.
+ */
+static int run_coalesced(struct job *j)
+{
+	static const struct pf_coalesce_ops ops = { .round = leader_round,
+						    .recover_vg = leader_recover_vg };
+	const char *fdenv = getenv(PF_LEADER_FD_ENV);
+	struct pf_coalesce c;
+	int r;
+
+	if (!j->full_cmd && !fdenv)
+		return 1;
+	r = pf_coalesce_open(j->paths->run, j->paths->lock, j->paths->sys, &c);
+	if (r < 0) {
+		pf_warn("  WARNING: cannot use the pvscan-fast queue in %s: %s.", j->paths->run,
+			strerror(-r));
+		return 1;
+	}
+	if (fdenv) {
+		char *end;
+		long fd = strtol(fdenv, &end, 10);
+
+		(void)unsetenv(PF_LEADER_FD_ENV); /* not for lvm2 commands we run */
+		r = *end || fd < 0 || fd > INT_MAX ? -EBADF : pf_coalesce_adopt_lock(&c, (int)fd);
+	} else {
+		r = pf_coalesce_lock(&c);
+	}
+	if (r < 0) {
+		pf_err("  Cannot take the pvscan-fast leader lock %s: %s.", c.lock_path,
+		       strerror(-r));
+		pf_coalesce_close(&c);
+		return PF_EXIT_FAILED;
+	}
+	j->c = &c;
+	r = pf_coalesce_lead(&c, j->full_cmd, &ops, j);
+	j->c = NULL;
+	pf_coalesce_close(&c);
+	if (r < 0) {
+		pf_err("  pvscan-fast leader: %s.", strerror(-r));
+		return PF_EXIT_FAILED;
+	}
+	if (j->o->udevoutput && !j->udev_line_done && j->own_vg[0] && !j->own_complete)
+		(void)printf("LVM_VG_NAME_INCOMPLETE='%s'\n", j->own_vg);
+	return j->status;
+}
+
+static int run(const struct pf_opts *o, const struct pf_paths *paths, const struct pf_settings *st)
+{
+	_cleanup_free_ struct pf_scan_arg *own = NULL;
+	struct job j = { .o = o, .paths = paths, .st = st, .full_cmd = o->n_devs == 0 };
+	int r;
+
+	r = precheck(&j);
+	if (r >= 0)
+		return r;
+	own = calloc(o->n_devs ? o->n_devs : 1, sizeof(*own));
+	if (!own)
 		return PF_EXIT_FAILED;
 	for (size_t i = 0; i < o->n_devs; i++) {
-		if (!o->devs[i].path && !o->devs[i].has_devno)
+		const struct pf_devarg *a = &o->devs[i];
+
+		if (!a->path && !a->has_devno)
 			continue; /* an argument that did not parse; warned about already */
-		args[so.n_args].path = o->devs[i].path;
-		args[so.n_args].major = o->devs[i].major;
-		args[so.n_args].minor = o->devs[i].minor;
-		so.n_args++;
+		own[j.n_own].path = a->path;
+		own[j.n_own].major = a->major;
+		own[j.n_own].minor = a->minor;
+		j.n_own++;
 	}
-	so.args = all ? NULL : args;
-	so.timeout_ms = o->timeout_s * 1000U;
-	so.devicesfile = o->devicesfile;
-	r = pf_scan_run(&so, &scan);
-	if (r < 0) {
-		pf_err("  Scan failed: %s.", strerror(-r));
-		return PF_EXIT_FAILED;
+	j.own = own;
+	if (pf_cmd_coalesces(o) || (j.full_cmd && o->cache && !o->no_coalesce)) {
+		/* For matching found devices to ours, paths become devnos. */
+		for (size_t i = 0; i < j.n_own; i++)
+			if (own[i].path)
+				(void)path_devno(own[i].path, &own[i].major, &own[i].minor);
+		r = run_coalesced(&j);
+		if (r != 1)
+			return r;
 	}
-
-	if (scan.named_symlinks)
-		out(o, PVSCAN "finding all devices for filter symlinks.", pid);
-	if (scan.devfile_used && any_device(&scan))
-		warn_ignored_filters(st);
-	if (all && scanned_pvids(&scan, &pvids, &n_pvids) < 0) {
-		pf_scan_release(&scan);
-		return PF_EXIT_FAILED;
-	}
-	pf_pvscan_init(&ps, paths->run, pvscan_flags(o), st->system_id);
-	for (size_t i = 0; i < scan.n; i++) {
-		struct pf_scan_dev *d = &scan.devs[i];
-		size_t first = ps.n_events;
-
-		/* A devno that no longer exists is a removal event: forget its PV. */
-		if (d->outcome == PF_SCAN_NO_DEVICE && d->arg && !d->arg->path && o->cache) {
-			r = pf_state_remove_devno(paths->run, d->arg->major, d->arg->minor);
-			if (r < 0)
-				pf_err("  Cannot update %s: %s.", paths->run, strerror(-r));
-		}
-		print_scan_dev(o, d, all);
-		if (d->outcome == PF_SCAN_READ || d->outcome == PF_SCAN_NOT_LVM)
-			print_probe(d);
-		if (d->outcome != PF_SCAN_READ)
-			continue;
-		if (all)
-			warn_missing_pvs(d, pvids, n_pvids, st->system_id);
-		r = pf_pvscan_device(&ps, d->name, d->dev.major, d->dev.minor, &d->probe);
-		for (size_t e = first; e < ps.n_events; e++)
-			print_event(o, &ps.events[e]);
-		if (r < 0) {
-			pf_err("  " PVSCAN "%s: %s.", pid, d->name, strerror(-r));
-			status = PF_EXIT_FAILED;
-		}
-	}
-	if (ps.failed)
-		status = PF_EXIT_FAILED;
-
-	/*
-	 * Like lvm2 (--listvg alone too): a PV appeared, so the hints lvm2 commands
-	 * keep are stale, and so is the list of names searched for devices-file
-	 * entries, which lvm2 keeps only for the default devices file.
-	 */
-	if (ps.pv_count &&
-	    ((strcmp(st->hints, "none") != 0 && pf_state_touch_newhints(paths->run) < 0) ||
-	     (!o->devicesfile && pf_state_unlink_searched_devnames(paths->run) < 0)))
-		pf_warn("  WARNING: cannot update hints state in %s.", paths->run);
-	if (o->activate && autoactivate(o, paths, &ps) != PF_EXIT_OK)
-		status = PF_EXIT_FAILED;
-
-	pf_pvscan_release(&ps);
-	pf_scan_release(&scan);
-	return status;
+	return run_plain(&j);
 }
 
 int pf_cmd_cache(const struct pf_opts *o)

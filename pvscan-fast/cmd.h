@@ -34,12 +34,34 @@ struct pf_opts {
 	size_t n_config;
 	const char *devicesfile; /* --devicesfile, NULL when absent */
 	unsigned timeout_s;	 /* --timeout, 0 = lvm.conf / default */
+	bool no_coalesce;	 /* --nocoalesce: act alone, as lvm2's pvscan does */
 	/* devices */
 	struct pf_devarg *devs;
 	size_t n_devs;
 };
 
+/*
+ * Parse argv into *o (argv is modified, as getopt does). Returns -1 to go on, else the exit
+ * status: help, version and usage errors are dealt with here. Release *o in either case.
+ * quiet: say nothing (the engine parses again and speaks), logging stays silenced.
+ */
+int pf_cmd_parse(int argc, char **argv, bool quiet, struct pf_opts *o);
+void pf_cmd_opts_release(struct pf_opts *o);
+
+/*
+ * The forms whose invocations coalesce: --cache with devices, plain or -aay, and the udev
+ * form --cache --listvg --checkcomplete --udevoutput. A follower records its devices and
+ * leaves; see lib/coalesce.h.
+ */
+bool pf_cmd_coalesces(const struct pf_opts *o);
+/* The PF_PENDING_* flags an invocation's entries carry. */
+unsigned pf_cmd_pending_flags(const struct pf_opts *o);
+
+/* The engine's modes (pvscan-fast-engine; the command execs it unless it is a follower). */
 int pf_cmd_dump(const struct pf_opts *o);
 int pf_cmd_cache(const struct pf_opts *o);
+
+/* The descriptor of the leader lock the command passes to the engine across exec. */
+#define PF_LEADER_FD_ENV "PVSCAN_FAST_LEADER_FD"
 
 #endif /* PF_CMD_H */

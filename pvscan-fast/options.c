@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pvscan-fast: option parsing with pvscan's command forms, then dispatch; the work is in lib/. */
+/* Option parsing with pvscan's command forms, shared by the command and its engine. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "coalesce.h"
 #include "log.h"
 
 /*
@@ -54,6 +55,7 @@ enum opt {
 	O_DUMP,
 	O_JSON,
 	O_TIMEOUT,
+	O_NOCOALESCE,
 	_O_MAX,
 };
 
@@ -64,7 +66,8 @@ enum opt {
 	(BIT(O_COMMANDPROFILE) | BIT(O_CONFIG) | BIT(O_DEBUG) | BIT(O_DRIVERLOADED) |              \
 	 BIT(O_HELP) | BIT(O_LONGHELP) | BIT(O_NOLOCKING) | BIT(O_LOCKOPT) | BIT(O_PROFILE) |      \
 	 BIT(O_QUIET) | BIT(O_VERBOSE) | BIT(O_VERSION) | BIT(O_YES) | BIT(O_TEST) |               \
-	 BIT(O_DEVICESFILE) | BIT(O_DEVICES) | BIT(O_NOHINTS) | BIT(O_JOURNAL) | BIT(O_TIMEOUT))
+	 BIT(O_DEVICESFILE) | BIT(O_DEVICES) | BIT(O_NOHINTS) | BIT(O_JOURNAL) | BIT(O_TIMEOUT) | \
+	 BIT(O_NOCOALESCE))
 
 /* pvscan's --cache command definitions (lvm2 command-lines.in), in lvm2's order. */
 static const struct form {
@@ -124,6 +127,7 @@ static const struct option long_options[] = {
 	{ "dump", no_argument, NULL, O_DUMP },
 	{ "json", no_argument, NULL, O_JSON },
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
+	{ "nocoalesce", no_argument, NULL, O_NOCOALESCE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -136,6 +140,7 @@ struct parse {
 	const char *value[_O_MAX]; /* last value given, for messages */
 	long majors[MAJOR_ARGS_MAX], minors[MAJOR_ARGS_MAX];
 	size_t n_majors, n_minors;
+	bool quiet; /* getopt says nothing either */
 };
 
 static void usage(FILE *f)
@@ -166,6 +171,7 @@ static void usage(FILE *f)
 		"  --config STRING     lvm.conf settings overriding the files\n"
 		"  --devicesfile NAME  use this devices file (\"\" disables it)\n"
 		"  --timeout SECONDS   give up on a device that does not answer (default 30)\n"
+		"  --nocoalesce        act alone, as lvm2's pvscan: no queue, no leader lock\n"
 		"  --dump              show what is on each DEVICE and why (no state written)\n"
 		"  --json              with --dump: machine-readable output\n"
 		"  -v, --verbose       more messages (repeat for debug output)\n"
@@ -313,7 +319,7 @@ static int parse_args(int argc, char **argv, struct pf_opts *o, struct parse *ps
 
 	/* getopt names the program by argv[0]; lvm2's say "pvscan" however it was run. */
 	argv[0] = (char *)"pvscan-fast";
-	opterr = !o->udevoutput;
+	opterr = !o->udevoutput && !ps->quiet;
 	/* No leading '+': like lvm2, options may follow the devices (getopt permutes). */
 	while ((c = getopt_long(argc, argv, "a:bdhj:qtvy", long_options, NULL)) != -1) {
 		enum opt id;
@@ -352,6 +358,7 @@ static int parse_args(int argc, char **argv, struct pf_opts *o, struct parse *ps
 		case O_UDEVOUTPUT: o->udevoutput = true; break;
 		case O_DUMP: o->dump = true; break;
 		case O_JSON: o->json = true; break;
+		case O_NOCOALESCE: o->no_coalesce = true; break;
 		case O_AUTOACTIVATION: o->autoactivation = optarg; break;
 		case O_DEVICESFILE: o->devicesfile = optarg; break;
 		case O_JOURNAL:
@@ -397,32 +404,33 @@ static int parse_args(int argc, char **argv, struct pf_opts *o, struct parse *ps
 	return 0;
 }
 
-int main(int argc, char **argv)
+int pf_cmd_parse(int argc, char **argv, bool quiet, struct pf_opts *o)
 {
 	_cleanup_free_ struct parse *ps = NULL;
-	_cleanup_free_ struct pf_devarg *devs = NULL;
-	_cleanup_free_ const char **config = NULL;
-	struct pf_opts o = { 0 };
+	struct pf_devarg *devs;
 	size_t n_pos;
 	int r;
 
+	memset(o, 0, sizeof(*o));
 	pf_log_set_prefix(NULL);
+	if (quiet)
+		pf_log_set_level(PF_LOG_SILENT);
 	ps = calloc(1, sizeof(*ps));
-	config = calloc(CONFIG_ARGS_MAX, sizeof(*config));
-	if (!ps || !config) {
+	o->config = calloc(CONFIG_ARGS_MAX, sizeof(*o->config));
+	if (!ps || !o->config) {
 		pf_err("  Out of memory.");
 		return PF_EXIT_FAILED;
 	}
-	o.config = config;
+	ps->quiet = quiet;
 	strip_option_hyphens(argc, argv);
 	/* lvm2 suppresses every message, usage errors included, with --udevoutput. */
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--udevoutput") == 0)
-			o.udevoutput = true;
-	if (o.udevoutput)
+			o->udevoutput = true;
+	if (o->udevoutput)
 		pf_log_set_level(PF_LOG_SILENT);
 
-	r = parse_args(argc, argv, &o, ps);
+	r = parse_args(argc, argv, o, ps);
 	if (r)
 		return r;
 	if (ps->given & BIT(O_HELP) || ps->given & BIT(O_LONGHELP)) {
@@ -436,11 +444,11 @@ int main(int argc, char **argv)
 	}
 
 	n_pos = (size_t)(argc - optind);
-	r = check_form(&o, ps, n_pos, argv + optind);
+	r = check_form(o, ps, n_pos, argv + optind);
 	if (r)
 		return r;
 	if (ps->n_majors != ps->n_minors) {
-		if (!o.udevoutput) {
+		if (!o->udevoutput) {
 			pf_err("  Both --major and --minor required to identify devices.");
 			pf_err("  Run `pvscan-fast --help' for more information.");
 		}
@@ -452,32 +460,55 @@ int main(int argc, char **argv)
 		pf_err("  Out of memory.");
 		return PF_EXIT_FAILED;
 	}
-	o.devs = devs;
+	o->devs = devs;
 	for (size_t i = 0; i < n_pos; i++)
-		add_positional(&o, argv[optind + (int)i]);
+		add_positional(o, argv[optind + (int)i]);
 	for (size_t i = 0; i < ps->n_majors; i++) {
-		struct pf_devarg *d = &o.devs[o.n_devs++];
+		struct pf_devarg *d = &devs[o->n_devs++];
 
 		d->has_devno = true;
 		d->major = (unsigned)ps->majors[i];
 		d->minor = (unsigned)ps->minors[i];
 	}
 
-	if (o.udevoutput)
+	if (o->udevoutput || quiet)
 		pf_log_set_level(PF_LOG_SILENT);
-	else if (o.verbose > 0 || o.debug)
-		pf_log_set_level(o.verbose > 1 || o.debug ? PF_LOG_DEBUG : PF_LOG_INFO);
-	else if (o.verbose < 0)
-		pf_log_set_level(o.verbose < -1 ? PF_LOG_ERR : PF_LOG_WARN);
-	if (getenv("PVSCAN_FAST_DEBUG") && !o.udevoutput)
+	else if (o->verbose > 0 || o->debug)
+		pf_log_set_level(o->verbose > 1 || o->debug ? PF_LOG_DEBUG : PF_LOG_INFO);
+	else if (o->verbose < 0)
+		pf_log_set_level(o->verbose < -1 ? PF_LOG_ERR : PF_LOG_WARN);
+	if (getenv("PVSCAN_FAST_DEBUG") && !o->udevoutput)
 		pf_log_set_level(PF_LOG_DEBUG);
 
-	if (o.dump) {
-		if (o.n_devs == 0) {
-			pf_err("  --dump needs at least one DEVICE.");
-			return PF_EXIT_USAGE;
-		}
-		return pf_cmd_dump(&o);
+	if (o->dump && o->n_devs == 0) {
+		pf_err("  --dump needs at least one DEVICE.");
+		return PF_EXIT_USAGE;
 	}
-	return pf_cmd_cache(&o);
+	return -1;
+}
+
+void pf_cmd_opts_release(struct pf_opts *o)
+{
+	free((void *)o->config);
+	free(o->devs);
+	memset(o, 0, sizeof(*o));
+}
+
+bool pf_cmd_coalesces(const struct pf_opts *o)
+{
+	if (!o->cache || o->n_devs == 0 || o->dump || o->listlvs || o->no_coalesce)
+		return false;
+	if (o->listvg && !(o->checkcomplete && o->udevoutput))
+		return false;
+	if (o->autoactivation && strcmp(o->autoactivation, "event") != 0)
+		return false;
+	for (size_t i = 0; i < o->n_devs; i++)
+		if (!o->devs[i].path && !o->devs[i].has_devno)
+			return false; /* an argument that did not parse: lvm2's warning path */
+	return true;
+}
+
+unsigned pf_cmd_pending_flags(const struct pf_opts *o)
+{
+	return o->activate || o->vgonline ? PF_PENDING_ACTIVATE : 0;
 }

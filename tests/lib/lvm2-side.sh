@@ -48,17 +48,21 @@ run_lvm2() {
 		'mount --bind "$0" /run && exec lvm pvscan "$@"' "$L2" "$@"
 }
 
+# Each step compares one invocation with lvm2's, so ours acts alone (--nocoalesce): a
+# coalescing first leader would scan every device, not only the one named. The coalesced
+# path is compared with lvm2 by its end state (coalesce-lvm2.sh).
 run_ours() {
 	LVM_SYSTEM_DIR="$ETC" LVM_SUPPRESS_FD_WARNINGS=1 PVSCAN_FAST_RUN_DIR="$PF/lvm" \
 		PVSCAN_FAST_LOCK_DIR="$PF/lock/lvm" PVSCAN_FAST_LVM="$T_DIR/lvm-wrap" \
-		"$PVSCAN_FAST" "$@"
+		"$PVSCAN_FAST" --nocoalesce "$@"
 }
 
-# listing DIR [EXCLUDE_RE]: one line per entry: path, type, mode, size.
+# listing DIR [EXCLUDE_RE]: one line per entry: path, type, mode, size. pvscan-fast's own
+# queue (lvm/pvscan-fast/, lib/coalesce.h) is not lvm2 state and is left out.
 listing() {
 	[ -d "$1" ] || return 0
 	(cd "$1" && find . -mindepth 1 -printf '%p %y %m %s\n') | grep -Ev "${2:-^$}" |
-		LC_ALL=C sort
+		grep -Ev '^\./pvscan-fast[ /]' | LC_ALL=C sort
 }
 
 # same_state TAG [EXCLUDE_RE]: lvm2's and our lvm/ directories are identical.

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pvscan-fast-engine: what the command execs to do the work (scan, state, activation, dump).
+ * It takes the same options; a leader's lock arrives as an inherited descriptor.
+ */
+#include "config.h"
+
+#include "cmd.h"
+
+int main(int argc, char **argv)
+{
+	struct pf_opts o;
+	int r;
+
+	r = pf_cmd_parse(argc, argv, false, &o);
+	if (r < 0)
+		r = o.dump ? pf_cmd_dump(&o) : pf_cmd_cache(&o);
+	pf_cmd_opts_release(&o);
+	return r;
+}
