@@ -24,6 +24,7 @@
 #define SCANNED_FILE "scanned"
 #define SCANNED_TMP "scanned.tmp"
 #define SCANNED_LINE_MAX 64U
+#define VG_NAME_MAX 127U /* lvm2's NAME_LEN less its NUL */
 
 static const char *const queue_dirs[] = { "pending", "inflight", "activate" };
 
@@ -323,7 +324,10 @@ void pf_coalesce_unlock(struct pf_coalesce *c)
 	c->lock_fd = -1;
 }
 
-/* Calls fn for every entry of a queue directory but . and ..; stops at the first error. */
+/*
+ * Calls fn for every entry of a queue directory but . and ..; stops at the first error.
+ * fn sees only names; entries that are not regular files are for entry_is_valid to drop.
+ */
 static int for_each_entry(int dir_fd, int (*fn)(struct pf_coalesce *, const char *),
 			  struct pf_coalesce *c)
 {
@@ -355,9 +359,20 @@ static int for_each_entry(int dir_fd, int (*fn)(struct pf_coalesce *, const char
 	return r; /* 1 when fn stopped the walk early */
 }
 
-static int found_one(struct pf_coalesce *c _unused_, const char *name _unused_)
+/* A name we wrote, on a regular file: anything else is junk nobody of ours made. */
+static bool entry_ok(int dir_fd, const char *name)
 {
-	return 1;
+	unsigned a, b, f;
+	unsigned long long s;
+	struct stat st;
+
+	return strlen(name) < ENTRY_NAME_MAX && pf_coalesce_parse_entry(name, &a, &b, &f, &s) == 0 &&
+	       fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+static int found_one(struct pf_coalesce *c, const char *name)
+{
+	return entry_ok(c->pending_fd, name) ? 1 : 0;
 }
 
 bool pf_coalesce_has_pending(struct pf_coalesce *c)
@@ -385,16 +400,14 @@ static int add_taken(struct pf_coalesce *c, const char *name)
 	return 0;
 }
 
-/* A name nobody of ours wrote: say so and drop it, so it cannot jam the queue. */
+/* Junk in a queue: say so and drop it (an empty directory too), so it cannot jam the queue. */
 static bool entry_is_valid(int dir_fd, const char *dir, const char *name)
 {
-	unsigned a, b, f;
-	unsigned long long s;
-
-	if (strlen(name) < ENTRY_NAME_MAX && pf_coalesce_parse_entry(name, &a, &b, &f, &s) == 0)
+	if (entry_ok(dir_fd, name))
 		return true;
 	pf_warn("  WARNING: removing unexpected queue entry %s/%s.", dir, name);
-	(void)unlinkat(dir_fd, name, 0);
+	if (unlinkat(dir_fd, name, 0) < 0 && errno == EISDIR)
+		(void)unlinkat(dir_fd, name, AT_REMOVEDIR);
 	return false;
 }
 
@@ -512,13 +525,16 @@ static int take(struct pf_coalesce *c, struct pf_pending **ret, size_t *ret_n)
 	return build_items(c, ret, ret_n);
 }
 
-static void done(struct pf_coalesce *c)
+/* An entry that cannot be removed would be taken again for ever: that ends the lead. */
+static int done(struct pf_coalesce *c)
 {
+	int r = 0;
+
 	for (size_t i = 0; i < c->n_taken; i++)
-		if (unlinkat(c->inflight_fd, c->taken[i], 0) < 0 && errno != ENOENT)
-			pf_warn("  WARNING: cannot remove queue entry inflight/%s: %s.", c->taken[i],
-				strerror(errno));
+		if (unlinkat(c->inflight_fd, c->taken[i], 0) < 0 && errno != ENOENT && r == 0)
+			r = -errno;
 	c->n_taken = 0;
+	return r;
 }
 
 /* The kernel's count of uevents sent so far; 0 when unknown (then nothing counts as covered). */
@@ -556,6 +572,7 @@ static int scanned_load(struct pf_coalesce *c)
 	for (char *line = text, *nl; *line; line = nl + 1) {
 		unsigned long long maj, min, flags, seq;
 		const char *p = line;
+		struct pf_scanned *s;
 
 		nl = strchr(line, '\n');
 		if (!nl)
@@ -564,12 +581,16 @@ static int scanned_load(struct pf_coalesce *c)
 		if (!parse_uint(&p, UINT_MAX, &maj) || *p++ != ':' ||
 		    !parse_uint(&p, UINT_MAX, &min) || *p++ != ' ' ||
 		    !parse_uint(&p, UINT_MAX, &flags) || *p++ != ' ' ||
-		    !parse_uint(&p, ULLONG_MAX, &seq) || *p)
-			return 0; /* damaged: as if absent, the next round is a full scan */
+		    !parse_uint(&p, ULLONG_MAX, &seq) || *p) {
+			c->n_scanned = 0; /* damaged: as if absent, the next round is a full scan */
+			return 0;
+		}
 		r = pf_coalesce_note_read(c, (unsigned)maj, (unsigned)min, (unsigned)flags);
 		if (r < 0)
 			return r;
-		c->scanned[c->n_scanned - 1].seqnum = seq;
+		s = scanned_find(c, (unsigned)maj, (unsigned)min);
+		if (s)
+			s->seqnum = seq;
 	}
 	c->have_scanned = true;
 	return 0;
@@ -656,7 +677,7 @@ static bool vgname_ok(const char *vgname)
 {
 	size_t len = strlen(vgname);
 
-	return len > 0 && len < 128 && vgname[0] != '.' && !strchr(vgname, '/');
+	return len > 0 && len <= VG_NAME_MAX && vgname[0] != '.' && !strchr(vgname, '/');
 }
 
 int pf_coalesce_activation_begin(struct pf_coalesce *c, const char *vgname)
@@ -687,7 +708,7 @@ void pf_coalesce_activation_end(struct pf_coalesce *c, const char *vgname)
 static int recover_activations(struct pf_coalesce *c, const struct pf_coalesce_ops *ops,
 			       void *ctx)
 {
-	_cleanup_free_ char (*names)[ENTRY_NAME_MAX + 64] = NULL;
+	_cleanup_free_ char (*names)[VG_NAME_MAX + 1] = NULL;
 	size_t n = 0, cap = 0;
 	DIR *d;
 	struct dirent *de;
@@ -719,7 +740,7 @@ static int recover_activations(struct pf_coalesce *c, const struct pf_coalesce_o
 			names = m;
 			cap = ncap;
 		}
-		(void)snprintf(names[n++], sizeof(names[0]), "%s", de->d_name);
+		memcpy(names[n++], de->d_name, strlen(de->d_name) + 1); /* vgname_ok: fits */
 	}
 	(void)closedir(d);
 	for (size_t i = 0; i < n && r == 0; i++) {
@@ -786,7 +807,9 @@ again:
 				pf_warn("  WARNING: cannot save %s/%s: %s.", PF_COALESCE_DIR,
 					SCANNED_FILE, strerror(-r));
 		}
-		done(c);
+		r = done(c);
+		if (r < 0)
+			goto out_unlock;
 		pf_inject("round-finished");
 	}
 	pf_inject("drained");

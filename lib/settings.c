@@ -1613,25 +1613,38 @@ int pf_settings_compile_filters(const struct pf_settings *s, struct pf_filter **
 }
 
 /*
- * Could this text set event_activation, or pull in lvm_<tag>.conf? Conservative: a line's
- * comment is skipped only when no quote comes before its '#'.
+ * Could this text set event_activation, or pull in lvm_<tag>.conf? Conservative: comments
+ * are skipped only where lvm2's tokenizer sees one ('#' outside a string; strings in '' or
+ * "" with backslash escapes, possibly across lines); every other byte, strings included,
+ * is searched for the keys.
  */
 static bool may_set_event_activation(const char *text, size_t len)
 {
 	static const char *const words[] = { "event_activation", "tags" };
-	const char *end = text + len;
+	char quote = 0;
 
-	for (const char *line = text; line < end;) {
-		const char *nl = memchr(line, '\n', (size_t)(end - line));
-		const char *stop = nl ? nl : end;
-		const char *hash = memchr(line, '#', (size_t)(stop - line));
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
 
-		if (hash && !memchr(line, '"', (size_t)(hash - line)))
-			stop = hash;
-		for (size_t w = 0; w < ARRAY_SIZE(words); w++)
-			if (memmem(line, (size_t)(stop - line), words[w], strlen(words[w])))
+		if (quote) {
+			if (c == '\\' && quote == '"')
+				i++;
+			else if (c == quote)
+				quote = 0;
+		} else if (c == '"' || c == '\'') {
+			quote = c;
+		} else if (c == '#') {
+			const char *nl = memchr(text + i, '\n', len - i);
+
+			i = nl ? (size_t)(nl - text) : len;
+			continue;
+		}
+		for (size_t w = 0; w < ARRAY_SIZE(words); w++) {
+			size_t wl = strlen(words[w]);
+
+			if (c == words[w][0] && len - i >= wl && memcmp(text + i, words[w], wl) == 0)
 				return true;
-		line = nl ? nl + 1 : end;
+		}
 	}
 	return false;
 }

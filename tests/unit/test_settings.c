@@ -701,6 +701,139 @@ START_TEST(test_caps_and_io)
 }
 END_TEST
 
+/* ---- pf_settings_event_activation: the follower path's cheap look ---- */
+
+/* The answer, or the error; *ret must stay untouched on failure. */
+static int event_activation(const char *config, bool *ret)
+{
+	bool v = true;
+	int r;
+
+	r = pf_settings_event_activation(dir, &config, config ? 1 : 0, &v);
+	if (r < 0) {
+		bool w = false;
+
+		ck_assert(v);
+		ck_assert_int_eq(pf_settings_event_activation(dir, &config, config ? 1 : 0, &w), r);
+		ck_assert(!w);
+		return r;
+	}
+	*ret = v;
+	return 0;
+}
+
+static bool ea(const char *config)
+{
+	bool v = false;
+
+	ck_assert_int_eq(event_activation(config, &v), 0);
+	return v;
+}
+
+START_TEST(test_ea_default)
+{
+	/* no file at all */
+	ck_assert(ea(NULL));
+	put("lvm.conf", "");
+	put("lvmlocal.conf", "");
+	ck_assert(ea(NULL));
+	put("lvm.conf", "devices { scan_lvs = 0 }\n");
+	ck_assert(ea("devices/scan_lvs=0"));
+}
+END_TEST
+
+START_TEST(test_ea_comment_not_parsed)
+{
+	struct pf_settings s;
+	struct pf_diag d;
+
+	/* Broken past a comment naming the key: the cheap look does not parse it at all. */
+	put("lvm.conf", "# event_activation = 0\n  #event_activation=0\ndevices { scan_lvs = \n");
+	ck_assert_int_eq(load_cfg(NULL, false, &s, &d), -EBADMSG);
+	ck_assert(ea(NULL));
+	put("lvm.conf", "# global { event_activation = 0 }\n");
+	put("lvmlocal.conf", "local {\n\t# event_activation = 0\n}\n");
+	ck_assert(ea(NULL));
+	ck_assert(ea("# global/event_activation=0"));
+	/* the word elsewhere in a comment after a value (lvmconfig: 1) */
+	put("lvm.conf", "global { system_id_file = \"/x\" } # event_activation = 0\n");
+	ck_assert(ea(NULL));
+}
+END_TEST
+
+START_TEST(test_ea_set)
+{
+	static const struct {
+		const char *lvm, *local, *config;
+		bool want;
+	} t[] = {
+		/* lvmconfig --type full global/event_activation, lvm2 2.03.16 */
+		{ "global { event_activation = 0 }", NULL, NULL, false },
+		{ "global {\n\tevent_activation = 0\n}\n", NULL, NULL, false },
+		{ "global { event_activation = 1 }", NULL, NULL, true },
+		{ "global/event_activation = 0", NULL, NULL, false },
+		{ NULL, "global { event_activation = 0 }", NULL, false },
+		{ "global { event_activation = 1 }", "global { event_activation = 0 }", NULL,
+		  false },
+		{ NULL, NULL, "global/event_activation=0", false },
+		{ NULL, NULL, "global { event_activation = 0 }", false },
+		{ "global { event_activation = 0 }", NULL, "global/event_activation=1", true },
+		{ NULL, "global { event_activation = 0 }", "global/event_activation=1", true },
+		{ "global { event_activation = 0 }", NULL, "devices/scan_lvs=0", false },
+		/* a '#' in a string before the key does not start a comment */
+		{ "global { system_id_file = \"/x#y\" event_activation = 0 }", NULL, NULL, false },
+		{ NULL, NULL, "global { system_id_file = \"/x#y\" event_activation = 0 }", false },
+		/* lvm2's tokenizer: '' strings too, and strings across lines */
+		{ "global { system_id_file = '/x#y' event_activation = 0 }", NULL, NULL, false },
+		{ NULL, NULL, "global { system_id_file = '/x#y' event_activation = 0 }", false },
+		{ "global { system_id_file = \"/x\n#y\" event_activation = 0 }", NULL, NULL,
+		  false },
+		/* a host tag pulls in lvm_<tag>.conf, which may set it */
+		{ "tags { t1 { } }", NULL, NULL, true },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		char path[256];
+
+		(void)snprintf(path, sizeof(path), "%s/lvm.conf", dir);
+		(void)unlink(path);
+		(void)snprintf(path, sizeof(path), "%s/lvmlocal.conf", dir);
+		(void)unlink(path);
+		if (t[i].lvm)
+			put("lvm.conf", t[i].lvm);
+		if (t[i].local)
+			put("lvmlocal.conf", t[i].local);
+		ck_assert_msg(ea(t[i].config) == t[i].want,
+			      "case %zu: lvm.conf [%s] lvmlocal.conf [%s] --config [%s]", i,
+			      t[i].lvm ?: "", t[i].local ?: "", t[i].config ?: "");
+	}
+	put("lvm_t1.conf", "global { event_activation = 0 }\n");
+	ck_assert(!ea(NULL));
+}
+END_TEST
+
+START_TEST(test_ea_errors)
+{
+	char path[256];
+	bool v = true;
+
+	/* a syntax error in text that names the key: the full load reports it */
+	put("lvm.conf", "global { event_activation = 0\n");
+	ck_assert_int_eq(event_activation(NULL, &v), -EBADMSG);
+	put("lvm.conf", "");
+	put("lvmlocal.conf", "global { event_activation = = 0 }\n");
+	ck_assert_int_eq(event_activation(NULL, &v), -EBADMSG);
+	put("lvmlocal.conf", "");
+	ck_assert_int_eq(event_activation("global { event_activation = 0", &v), -EBADMSG);
+	/* a file there but unreadable */
+	(void)snprintf(path, sizeof(path), "%s/lvm.conf", dir);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ck_assert_int_lt(event_activation(NULL, &v), 0);
+	ck_assert_int_eq(rmdir(path), 0);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("settings");
@@ -722,6 +855,14 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_system_id_sources);
 	tcase_add_test(tc, test_system_id_files);
 	tcase_add_test(tc, test_caps_and_io);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("event_activation");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_ea_default);
+	tcase_add_test(tc, test_ea_comment_not_parsed);
+	tcase_add_test(tc, test_ea_set);
+	tcase_add_test(tc, test_ea_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }

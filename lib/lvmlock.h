@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * lvm2's file locks, taken the way lvm2 2.03.16 takes them, so that pvscan-fast and
+ * concurrent lvm commands exclude each other: flock() of <lock_dir>/V_<vg> (a VG) after
+ * briefly holding V_<vg>:aux (lvm2's writer priority), with the inode re-checked after every
+ * wait because lvm2 unlinks lock files when it releases them.
+ */
+#ifndef PF_LVMLOCK_H
+#define PF_LVMLOCK_H
+
+#include <stdbool.h>
+
+#include "macro.h"
+
+struct pf_lvmlock {
+	int fd;	    /* -1 when not held */
+	char *path; /* unlinked on release when nobody else holds it, as lvm2 does */
+};
+
+/*
+ * Wait for the lock of VG vgname, exclusive (activation, as lvm2's vgchange -aay) or shared.
+ * Creates lock_dir (mode 0700) when missing. -EINVAL for a name lvm2 would never lock.
+ */
+int pf_lvmlock_vg(const char *lock_dir, const char *vgname, bool exclusive,
+		  struct pf_lvmlock *ret) _nonnull_(1, 2, 4) _must_check_;
+void pf_lvmlock_release(struct pf_lvmlock *l);
+
+#endif /* PF_LVMLOCK_H */
