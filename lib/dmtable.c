@@ -15,7 +15,7 @@
 #define UUID_PREFIX "LVM-"
 #define DEFAULT_PAGE_SECTORS 8U
 
-/* LV status bits lvm2 activates as a plain device; the rest mean pvmove, raid, mirror, fixed minor. */
+/* LV status bits of a plain device; the others mean pvmove, raid, mirror or a fixed minor. */
 #define LV_STATUS_NATIVE (PF_LV_READ | PF_LV_WRITE | PF_LV_VISIBLE)
 
 /* flags = [...] strings that change nothing in the device (the skip flags are -aay gates). */
@@ -28,8 +28,8 @@ static const char *const lv_flags_native[] = {
 /* lvm2's reserved LV names (apply_lvname_restrictions): such an LV is some stack's part. */
 static const char *const reserved_prefixes[] = { "pvmove", "snapshot" };
 static const char *const reserved_strings[] = {
-	"_cdata", "_cmeta", "_corig",	"_cpool", "_cvol",    "_wcorig", "_mimage", "_mlog", "_rimage",
-	"_rmeta", "_tdata", "_tmeta",	"_vdata", "_imeta",   "_iorig",	 "_pmspare", "_vorigin",
+	"_cdata", "_cmeta", "_corig", "_cpool", "_cvol", "_wcorig", "_mimage", "_mlog", "_rimage",
+	"_rmeta", "_tdata", "_tmeta", "_vdata", "_imeta", "_iorig", "_pmspare", "_vorigin",
 };
 
 enum seg_kind {
@@ -263,8 +263,8 @@ bool pf_dmtable_lv_native(const struct pf_vg *vg, const struct pf_vg_lv *lv, str
 	}
 	if (lv->status & ~(uint32_t)(LV_STATUS_NATIVE | PF_LV_WRITE_LOCKED | PF_LV_ACTIVATION_SKIP |
 				     PF_LV_NOAUTOACTIVATE)) {
-		pf_diag_msg(why, "LV %s: status or flags beyond READ, WRITE, VISIBLE (0x%" PRIx32 ")",
-			    lv->name, lv->status);
+		pf_diag_msg(why, "LV %s: status or flags beyond READ, WRITE, VISIBLE (0x%" PRIx32
+			    ")", lv->name, lv->status);
 		return false;
 	}
 	if (!flags_native(lv, why))
@@ -343,6 +343,10 @@ static void next_run(const struct pf_vg_lv *lv, unsigned *i, struct run *ret)
 /* What lvm2 refuses: an empty striped segment, an area past the end of its PV. */
 static int check_segs(const struct pf_vg *vg, const struct pf_vg_lv *lv, struct pf_diag *reterr)
 {
+	if (!lv->n_segs) {
+		pf_diag_msg(reterr, "LV %s has no segments", lv->name);
+		return -EBADMSG;
+	}
 	if (lv->extent_count > UINT32_MAX) {
 		pf_diag_msg(reterr, "LV %s: %" PRIu64 " extents overflow lvm2's 32-bit count",
 			    lv->name, lv->extent_count);
@@ -553,8 +557,9 @@ static int build_targets(const struct pf_vg *vg, const struct pf_vg_lv *lv,
 	if (!t->targets)
 		return -ENOMEM;
 
-	for (i = 0; i < lv->n_segs; t->n_targets++) {
-		struct pf_dm_target *tg = &t->targets[t->n_targets];
+	for (i = 0; i < lv->n_segs;) {
+		/* Counted first so that a failed target's params are freed too. */
+		struct pf_dm_target *tg = &t->targets[t->n_targets++];
 		struct strbuf b = { .budget = &budget };
 
 		next_run(lv, &i, &r);

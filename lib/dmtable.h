@@ -51,10 +51,10 @@ struct pf_dmtable_opts {
 };
 
 enum pf_dm_ra_kind {
-	PF_DM_RA_LEAVE,	      /* keep whatever the kernel chose */
-	PF_DM_RA_SET,	      /* set exactly sectors (0 for "none"), even if lower */
-	PF_DM_RA_MINIMUM,     /* raise the kernel's value to sectors if it is lower */
-	PF_DM_RA_MINIMUM_PV,  /* raise it to the read-ahead (BLKRAGET) of vg->pvs[pv_index] */
+	PF_DM_RA_LEAVE,	     /* keep whatever the kernel chose */
+	PF_DM_RA_SET,	     /* set exactly sectors (0 for "none"), even if lower */
+	PF_DM_RA_MINIMUM,    /* raise the kernel's value to sectors if it is lower */
+	PF_DM_RA_MINIMUM_PV, /* raise it to the read-ahead (BLKRAGET) of vg->pvs[pv_index] */
 };
 
 /* What libdevmapper is asked to do to the read-ahead after the resume. */
@@ -112,14 +112,16 @@ bool pf_dmtable_lv_native(const struct pf_vg *vg, const struct pf_vg_lv *lv, str
  * Returns 0 with *ret (free with pf_dmtable_release); -EOPNOTSUPP when
  * !pf_dmtable_lv_native; -ENODEV when a PV of the LV has no device in map
  * (lvm2 refuses a partial LV); -EBADMSG for metadata lvm2 refuses (an area
- * past the PV's last extent, an empty segment); -EOVERFLOW when sizes or
+ * past the PV's last extent, an empty striped segment) or an empty error/zero
+ * segment left on its own (a zero-length target); -EOVERFLOW when sizes or
  * offsets do not fit 64 bits (or the LV's extents 32, or read-ahead 32, as in
  * lvm2); -ENAMETOOLONG for a dm name over the kernel's limit; -E2BIG over a
  * cap; -ENOMEM. reterr says why.
  */
 int pf_dmtable_build(const struct pf_vg *vg, const struct pf_vg_lv *lv,
 		     const struct pf_dm_pvmap *map, const struct pf_dmtable_opts *o,
-		     struct pf_dm_table *ret, struct pf_diag *reterr) _nonnull_(1, 2, 3, 5) _must_check_;
+		     struct pf_dm_table *ret, struct pf_diag *reterr)
+	_nonnull_(1, 2, 3, 5) _must_check_;
 
 /* Free what pf_dmtable_build allocated and zero the table; NULL is allowed. */
 void pf_dmtable_release(struct pf_dm_table *table);
