@@ -80,7 +80,7 @@ int pf_coalesce_open(const char *run_dir, const char *lock_dir, const char *sys_
 		     struct pf_coalesce *ret)
 {
 	struct pf_coalesce c = { .dir_fd = -1, .pending_fd = -1, .inflight_fd = -1,
-				 .activate_fd = -1, .lock_fd = -1 };
+				 .activate_fd = -1, .lock_fd = -1, .held_fd = -1 };
 	_cleanup_close_ int run_fd = -1;
 	int r;
 
@@ -131,7 +131,8 @@ out:
 
 void pf_coalesce_close(struct pf_coalesce *c)
 {
-	int *fds[] = { &c->dir_fd, &c->pending_fd, &c->inflight_fd, &c->activate_fd, &c->lock_fd };
+	int *fds[] = { &c->dir_fd,	 &c->pending_fd, &c->inflight_fd,
+		       &c->activate_fd, &c->lock_fd,	 &c->held_fd };
 
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++)
 		if (*fds[i] >= 0)
@@ -142,6 +143,7 @@ void pf_coalesce_close(struct pf_coalesce *c)
 	free(c->taken);
 	memset(c, 0, sizeof(*c));
 	c->dir_fd = c->pending_fd = c->inflight_fd = c->activate_fd = c->lock_fd = -1;
+	c->held_fd = -1;
 }
 
 void pf_coalesce_format_entry(char *buf, size_t size, unsigned major, unsigned minor,
@@ -694,6 +696,26 @@ int pf_coalesce_activation_begin(struct pf_coalesce *c, const char *vgname)
 	return 0;
 }
 
+int pf_coalesce_activation_hold(struct pf_coalesce *c, const char *vgname)
+{
+	int fd;
+
+	if (c->activate_fd < 0 || c->held_fd >= 0 || !vgname_ok(vgname))
+		return -EINVAL;
+	fd = openat(c->activate_fd, vgname, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int r = -errno;
+
+		(void)close(fd);
+		return r;
+	}
+	c->held_fd = fd;
+	(void)snprintf(c->held_vg, sizeof(c->held_vg), "%s", vgname);
+	return 0;
+}
+
 void pf_coalesce_activation_end(struct pf_coalesce *c, const char *vgname)
 {
 	if (c->activate_fd < 0 || !vgname_ok(vgname))
@@ -702,6 +724,24 @@ void pf_coalesce_activation_end(struct pf_coalesce *c, const char *vgname)
 	if (unlinkat(c->activate_fd, vgname, 0) < 0 && errno != ENOENT)
 		pf_warn("  WARNING: cannot remove activation journal entry %s: %s.", vgname,
 			strerror(errno));
+	if (c->held_fd >= 0 && strcmp(c->held_vg, vgname) == 0) {
+		(void)close(c->held_fd);
+		c->held_fd = -1;
+	}
+}
+
+/* An entry whose owner is alive (it holds the entry's flock) is not ours to finish. */
+static int claim_journal_entry(struct pf_coalesce *c, const char *vgname)
+{
+	int fd = openat(c->activate_fd, vgname, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		(void)close(fd);
+		return -EWOULDBLOCK;
+	}
+	return fd;
 }
 
 /* A dead leader's journal: every VG it began activating is activated (again) now. */
@@ -744,9 +784,14 @@ static int recover_activations(struct pf_coalesce *c, const struct pf_coalesce_o
 	}
 	(void)closedir(d);
 	for (size_t i = 0; i < n && r == 0; i++) {
+		int entry_fd = claim_journal_entry(c, names[i]);
+
+		if (entry_fd < 0)
+			continue; /* gone, or its owner still waits for udev to take its line */
 		pf_debug("  activating VG %s, left half done by a leader that died", names[i]);
 		if (ops->recover_vg)
 			r = ops->recover_vg(ctx, c, names[i]);
+		(void)close(entry_fd);
 	}
 	return r;
 }

@@ -9,7 +9,8 @@
  *   pending/M:m,F,S    a device to read: F "a" (activation wanted) or "-", S the udev
  *                      event's SEQNUM or 0; empty files, so an entry exists whole or not at all
  *   inflight/M:m,F,S   entries a leader took; a dead leader's are taken again by the next
- *   activate/VG        a VG being activated; a dead leader's are activated by the next
+ *   activate/VG        a VG being activated; a dead leader's are activated by the next (one
+ *                      whose owner lives holds its flock)
  *   scanned            what was read and at which uevent seqnum; absent until the first full
  *                      scan since boot (or after an admin's full scan started) completed
  *   <lock>/pvscan-fast.leader   flock()ed by the leader; the kernel drops it when it dies
@@ -52,6 +53,8 @@ struct pf_scanned {
 struct pf_coalesce {
 	int dir_fd, pending_fd, inflight_fd, activate_fd; /* -1 until opened */
 	int lock_fd;					   /* -1 unless we hold the lock */
+	int held_fd; /* flock on the activate/ entry we keep past the leader lock, or -1 */
+	char held_vg[128];
 	char *lock_path;
 	char *sys_dir; /* for /sys/kernel/uevent_seqnum */
 	/* leader only */
@@ -131,6 +134,14 @@ void pf_coalesce_note_gone(struct pf_coalesce *c, unsigned major, unsigned minor
 int pf_coalesce_activation_begin(struct pf_coalesce *c, const char *vgname) _nonnull_(1, 2)
 	_must_check_;
 void pf_coalesce_activation_end(struct pf_coalesce *c, const char *vgname) _nonnull_(1, 2);
+/*
+ * Keep a begun entry past the leader lock (one at a time): its flock tells a later leader's
+ * recovery that we are alive and will end it (the udev form leaves its own VG to the rule,
+ * which sees our line only once we exit). If we die first, the kernel drops the flock and
+ * the next leader activates the VG.
+ */
+int pf_coalesce_activation_hold(struct pf_coalesce *c, const char *vgname) _nonnull_(1, 2)
+	_must_check_;
 
 /* Pure, for tests: parse a queue entry name. 0 or -EINVAL. */
 int pf_coalesce_parse_entry(const char *name, unsigned *ret_major, unsigned *ret_minor,

@@ -326,6 +326,7 @@ struct job {
 	size_t n_own;
 	char own_vg[PF_NAME_MAX + 1];
 	bool own_complete, udev_line_done; /* own_vg was found complete (by any device) */
+	bool own_journaled; /* own_vg's activation is the udev rule's once our stdout is out */
 	int status;
 };
 
@@ -393,10 +394,10 @@ static void autoactivate(struct job *j, const struct pf_pvscan *ps)
 			continue;
 		}
 		if (o->udevoutput && !j->udev_line_done && strcmp(vg, j->own_vg) == 0) {
+			/* The journal entry stays until udev has the line: see run_coalesced(). */
 			(void)printf("LVM_VG_NAME_COMPLETE='%s'\n", vg);
 			j->udev_line_done = true;
-			if (j->c)
-				pf_coalesce_activation_end(j->c, vg);
+			j->own_journaled = j->c && pf_coalesce_activation_hold(j->c, vg) == 0;
 			continue;
 		}
 		out(o, PVSCAN "VG %s run autoactivation.", pid, vg);
@@ -735,13 +736,19 @@ static int run_coalesced(struct job *j)
 	j->c = &c;
 	r = pf_coalesce_lead(&c, j->full_cmd, &ops, j);
 	j->c = NULL;
+	if (j->o->udevoutput && !j->udev_line_done && j->own_vg[0] && !j->own_complete)
+		(void)printf("LVM_VG_NAME_INCOMPLETE='%s'\n", j->own_vg);
+	/*
+	 * The VG we told udev to activate stays journaled until the line has left us: killed
+	 * before, we print nothing udev imports, and the next leader activates it instead.
+	 */
+	if (j->own_journaled && fflush(stdout) == 0)
+		pf_coalesce_activation_end(&c, j->own_vg);
 	pf_coalesce_close(&c);
 	if (r < 0) {
 		pf_err("  pvscan-fast leader: %s.", strerror(-r));
 		return PF_EXIT_FAILED;
 	}
-	if (j->o->udevoutput && !j->udev_line_done && j->own_vg[0] && !j->own_complete)
-		(void)printf("LVM_VG_NAME_INCOMPLETE='%s'\n", j->own_vg);
 	return j->status;
 }
 

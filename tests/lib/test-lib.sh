@@ -41,7 +41,7 @@ t_require() {
 	[ -x "$PVSCAN_FAST" ] || { echo "FAIL: $PVSCAN_FAST not built"; exit 1; }
 	T_DIR=$(mktemp -d "${TMPDIR:-/tmp}/pvscan-fast-test.XXXXXX")
 	trap t_cleanup EXIT
-	trap 'exit 130' INT TERM
+	trap 'exit 130' INT TERM HUP PIPE
 }
 
 # Attach an image file read-only; the loop device is left in T_DEV (no subshell,
