@@ -1,0 +1,1547 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Autoactivation policy against lvm2 2.03.16. Cases marked "lvm2:" were run on loop devices
+ * with Debian's lvm2 2.03.16 (metadata written with vgcfgrestore --force, same LV names and
+ * order as here): `vgchange -aay --autoactivation event VG -vvvv` and `pvscan --cache -aay
+ * DEV`, in a private mount namespace. "--driverloaded n" runs stop after "Activating logical
+ * volume" (activation disabled); the gates after it (volume_list, host tags, partial, unknown
+ * segment) were seen in "driver absent" runs without --driverloaded n on this kernel without
+ * device-mapper, where lvm2 applies them before its first ioctl fails. Messages quoted are
+ * lvm2's own output.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aapolicy.h"
+#include "settings.h"
+#include "unit.h"
+#include "vg.h"
+
+/* ---- building metadata text ---- */
+
+struct tlv {
+	const char *name;
+	const char *status; /* letters: R READ, W WRITE, V VISIBLE, L LOCKED, P PVMOVE */
+	const char *flags;  /* "A,B" */
+	const char *tags;
+	const char *seg;    /* segment body (1 extent unless it says otherwise); NULL: one
+			       linear extent, the next free one on pv0 */
+};
+
+struct tvg {
+	const char *name;   /* NULL: "vg1" */
+	const char *status; /* NULL: RESIZEABLE, READ, WRITE */
+	const char *flags;
+	const char *tags;
+	const char *extra;  /* raw lines for the VG section */
+	unsigned n_pvs;	    /* 0: 2 */
+	const char *pv_flags[2];
+	const struct tlv *lvs;
+	size_t n_lvs;
+};
+
+static void put_list(FILE *f, const char *key, const char *csv)
+{
+	const char *p = csv;
+
+	fprintf(f, "%s = [", key);
+	while (p && *p) {
+		const char *e = strchr(p, ',');
+		int len = e ? (int)(e - p) : (int)strlen(p);
+
+		fprintf(f, "%s\"%.*s\"", p == csv ? "" : ", ", len, p);
+		p = e ? e + 1 : NULL;
+	}
+	fputs("]\n", f);
+}
+
+static void put_status(FILE *f, const char *letters)
+{
+	static const struct {
+		char c;
+		const char *s;
+	} map[] = { { 'R', "READ" }, { 'W', "WRITE" }, { 'V', "VISIBLE" },
+		    { 'L', "LOCKED" }, { 'P', "PVMOVE" } };
+	bool first = true;
+
+	fputs("status = [", f);
+	for (const char *c = letters; *c; c++)
+		for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+			if (map[i].c == *c) {
+				fprintf(f, "%s\"%s\"", first ? "" : ", ", map[i].s);
+				first = false;
+			}
+	fputs("]\n", f);
+}
+
+static struct pf_vg *build(const struct tvg *t)
+{
+	unsigned n_pvs = t->n_pvs ? t->n_pvs : 2, pe = 0;
+	struct pf_vg *vg = NULL;
+	struct pf_diag d = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%s {\nid = \"SMXdl4-CC44-uuuT-0k1u-g51v-Ub5x-0I3wDh\"\nseqno = 5\n",
+		t->name ? t->name : "vg1");
+	fprintf(f, "status = [%s]\n",
+		t->status ? t->status : "\"RESIZEABLE\", \"READ\", \"WRITE\"");
+	put_list(f, "flags", t->flags);
+	if (t->tags)
+		put_list(f, "tags", t->tags);
+	fprintf(f, "extent_size = 8192\nmax_lv = 0\nmax_pv = 0\nmetadata_copies = 0\n%s\n",
+		t->extra ? t->extra : "");
+	fputs("physical_volumes {\n", f);
+	for (unsigned i = 0; i < n_pvs; i++) {
+		fprintf(f, "pv%u {\nid = \"tz2guY-5lhh-9Mcq-ZXkk-3u5V-dPZI-dXdof%u\"\n", i, i);
+		fprintf(f, "device = \"/dev/loop%u\"\nstatus = [\"ALLOCATABLE\"]\n", 30 + i);
+		put_list(f, "flags", t->pv_flags[i]);
+		fputs("dev_size = 131072\npe_start = 2048\npe_count = 200\n}\n", f);
+	}
+	fputs("}\nlogical_volumes {\n", f);
+	for (size_t l = 0; l < t->n_lvs; l++) {
+		const struct tlv *lv = &t->lvs[l];
+
+		fprintf(f, "%s {\nid = \"aaaaaa-aaaa-aaaa-aaaa-aaaa-aaaa-%06zu\"\n", lv->name, l);
+		put_status(f, lv->status);
+		put_list(f, "flags", lv->flags);
+		if (lv->tags)
+			put_list(f, "tags", lv->tags);
+		fputs("segment_count = 1\nsegment1 {\nstart_extent = 0\n", f);
+		if (!lv->seg || !strstr(lv->seg, "extent_count"))
+			fputs("extent_count = 1\n", f);
+		if (lv->seg)
+			fprintf(f, "%s\n", lv->seg);
+		else
+			fprintf(f, "type = \"striped\"\nstripe_count = 1\n"
+				"stripes = [\"pv0\", %u]\n", pe++);
+		fputs("}\n}\n", f);
+	}
+	fputs("}\n}\ncontents = \"Text Format Volume Group\"\nversion = 1\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_msg(pf_vg_import(text, len, &vg, &d) == 0, "import: %s (line %u)", d.msg, d.line);
+	free(text);
+	return vg;
+}
+
+/* ---- running the policy ---- */
+
+#define LIST(a)                                                                                    \
+	{                                                                                          \
+		.set = true, .n = sizeof(a) / sizeof((a)[0]), .v = (a)                             \
+	}
+#define EMPTY_LIST                                                                                 \
+	{                                                                                          \
+		.set = true                                                                        \
+	}
+
+static struct pf_aapolicy *decide(const struct pf_vg *vg, const struct pf_aapolicy_input *in)
+{
+	struct pf_aapolicy *p = NULL;
+
+	ck_assert_int_eq(pf_aapolicy_decide(vg, in, &p), 0);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_uint_eq(p->n_lvs, vg->n_lvs);
+	return p;
+}
+
+/* One letter per LV verdict, so a whole VG's outcome reads as a word. */
+static const char verdict_letters[] = {
+	[PF_AAPOLICY_LV_ACTIVATE] = 'A',
+	[PF_AAPOLICY_LV_NOT_REACHED] = '-',
+	[PF_AAPOLICY_LV_HIDDEN] = 'h',
+	[PF_AAPOLICY_LV_SNAPSHOT] = 's',
+	[PF_AAPOLICY_LV_MIRROR_PART] = 'm',
+	[PF_AAPOLICY_LV_VDO_POOL] = 'd',
+	[PF_AAPOLICY_LV_ACTIVATION_SKIP] = 'k',
+	[PF_AAPOLICY_LV_NOT_IN_AUTO_LIST] = 'l',
+	[PF_AAPOLICY_LV_NOAUTOACTIVATE] = 'n',
+	[PF_AAPOLICY_LV_CACHE_POOL] = 'c',
+	[PF_AAPOLICY_LV_DUPLICATE_PVS] = 'D',
+	[PF_AAPOLICY_LV_INTEGRITY_RECALC] = 'I',
+	[PF_AAPOLICY_LV_COMPONENT_ACTIVE] = 'C',
+	[PF_AAPOLICY_LV_NOT_IN_VOLUME_LIST] = 'v',
+	[PF_AAPOLICY_LV_PARTIAL] = 'P',
+	[PF_AAPOLICY_LV_PARTIAL_RAID] = 'R',
+	[PF_AAPOLICY_LV_UNKNOWN_SEGMENT] = 'U',
+	[PF_AAPOLICY_LV_RAID_VISIBLE_SUBLVS] = 'S',
+	[PF_AAPOLICY_LV_ALREADY_ACTIVE] = 'a',
+};
+
+static const char *letters(const struct pf_aapolicy *p)
+{
+	static char buf[128];
+	unsigned i;
+
+	for (i = 0; i < p->n_lvs && i + 1 < sizeof(buf); i++)
+		buf[i] = verdict_letters[p->lvs[i].verdict];
+	buf[i] = '\0';
+	return buf;
+}
+
+/* "V:text" / "E+text": level letter, then ':' or '+' (pvscan prefix), then the text. */
+static void check_msgs(const struct pf_aapolicy_msg *m, int n, const char *const *want)
+{
+	static const char level[] = { [PF_AAPOLICY_LOG_DEBUG] = 'D',
+				      [PF_AAPOLICY_LOG_VERBOSE] = 'V',
+				      [PF_AAPOLICY_LOG_PRINT] = 'P',
+				      [PF_AAPOLICY_LOG_WARN] = 'W',
+				      [PF_AAPOLICY_LOG_ERROR] = 'E' };
+	int k;
+
+	for (k = 0; k < n && want[k]; k++) {
+		ck_assert_msg(level[m[k].level] == want[k][0], "line %d level %c, want %s", k,
+			      level[m[k].level], want[k]);
+		ck_assert_int_eq(m[k].pvscan_prefix, want[k][1] == '+');
+		ck_assert_str_eq(m[k].text, want[k] + 2);
+	}
+	ck_assert_msg(k == n && !want[k], "got %d lines, line %d wanted: %s", n, k,
+		      want[k] ? want[k] : "(none)");
+}
+
+static void check_lv_msgs(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
+			  const struct pf_aapolicy *p, const char *lv, const char *const *want)
+{
+	struct pf_aapolicy_msg m[PF_AAPOLICY_MSGS_MAX];
+	const struct pf_vg_lv *l = pf_vg_find_lv(vg, lv);
+
+	ck_assert_ptr_nonnull(l);
+	check_msgs(m, pf_aapolicy_lv_messages(vg, in, p, (unsigned)(l - vg->lvs), m, ARRAY_SIZE(m)),
+		   want);
+}
+
+static void check_vg_msgs(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
+			  const struct pf_aapolicy *p, const char *const *want)
+{
+	struct pf_aapolicy_msg m[PF_AAPOLICY_MSGS_MAX];
+
+	check_msgs(m, pf_aapolicy_vg_messages(vg, in, p, m, ARRAY_SIZE(m)), want);
+}
+
+static int idx(const struct pf_vg *vg, const char *name)
+{
+	const struct pf_vg_lv *l = pf_vg_find_lv(vg, name);
+
+	ck_assert_ptr_nonnull(l);
+	return (int)(l - vg->lvs);
+}
+
+/* ---- the LV gates: lvm2's VG "vga" with eight LVs ---- */
+
+static const struct tlv gate_lvs[] = {
+	{ "a", "RWV", NULL, NULL, NULL },
+	{ "b", "RWV", "ACTIVATION_SKIP", NULL, NULL },
+	{ "c", "RWV", "NOAUTOACTIVATE", NULL, NULL },
+	{ "d", "RWV", NULL, "foo", NULL },
+	{ "e", "RW", NULL, NULL, NULL },
+	{ "f", "RWV", NULL, NULL, "type = \"striped\"\nstripe_count = 1\nstripes = [\"pv1\", 0]" },
+	{ "g", "RWV", "ACTIVATION_SKIP,NOAUTOACTIVATE", "foo", NULL },
+	{ "h", "RWV", "NOAUTOACTIVATE", "bar", NULL },
+};
+
+static const struct tvg gate_vg = {
+	.name = "vga", .tags = "vgtag", .lvs = gate_lvs, .n_lvs = ARRAY_SIZE(gate_lvs),
+};
+
+static const char *const l_vga[] = { "vga" };
+static const char *const l_a_foo[] = { "vga/a", "@foo" };
+static const char *const l_vgtag[] = { "@vgtag" };
+static const char *const l_star[] = { "@*" };
+static const char *const l_odd[] = { "vga/", "vg", "vgaX", "vga/a/b", "@", "", "vga/h" };
+static const char *const l_a[] = { "vga/a" };
+static const char *const l_a_f[] = { "vga/a", "vga/f" };
+static const char *const t_foo[] = { "foo" };
+
+struct gate_row {
+	const char *what;
+	struct pf_aapolicy_list aal, vl, host_tags;
+	const char *want;
+};
+
+static const struct gate_row gate_rows[] = {
+	/* lvm2: b, g "ACTIVATION_SKIP flag set for LV vga/b, skipping activation."; c, h and the
+	 * hidden e silently; the skip flag is tested before the list, NOAUTOACTIVATE after it. */
+	{ "nothing configured", { 0 }, { 0 }, { 0 }, "AknAhAkn" },
+	/* lvm2: "No item supplied in activation/auto_activation_volume_list configuration
+	 * setting matches vga/a." for a c d f h; 0 activated, exit 0. */
+	{ "auto list []", EMPTY_LIST, { 0 }, { 0 }, "lkllhlkl" },
+	/* lvm2: the list does not override the skip flag or NOAUTOACTIVATE. */
+	{ "auto list [vga]", LIST(l_vga), { 0 }, { 0 }, "AknAhAkn" },
+	/* lvm2: "Activated 2 logical volumes" (a, d). */
+	{ "auto list [vga/a, @foo]", LIST(l_a_foo), { 0 }, { 0 }, "AklAhlkl" },
+	/* lvm2: a VG tag matches every LV of the VG. */
+	{ "auto list [@vgtag]", LIST(l_vgtag), { 0 }, { 0 }, "AknAhAkn" },
+	/* lvm2 (tags { foo {} } in lvm.conf): only d; with volume_list unset the host tag must
+	 * also be on d or vga, which it is. */
+	{ "auto list [@*], host tag foo", LIST(l_star), { 0 }, LIST(t_foo), "lklAhlkl" },
+	/* lvm2: prefixes and extra path parts do not match; "vga/h" matches h, which is then
+	 * dropped by NOAUTOACTIVATE without a message. */
+	{ "auto list odd entries", LIST(l_odd), { 0 }, { 0 }, "lkllhlkn" },
+	/* lvm2 (driver absent): "No host tag matches vga/a", "Not activating vga/a since it does
+	 * not pass activation filter."; d (tag foo) goes on to be activated. */
+	{ "host tag foo, lists unset", { 0 }, { 0 }, LIST(t_foo), "vknAhvkn" },
+	/* lvm2 (driver absent): only a passes. */
+	{ "volume_list [vga/a]", { 0 }, LIST(l_a), { 0 }, "Aknvhvkn" },
+	/* lvm2 (driver absent): nothing passes, yet lvm2 says "Activated 3 logical volumes". */
+	{ "volume_list []", { 0 }, EMPTY_LIST, { 0 }, "vknvhvkn" },
+	/* lvm2 (driver absent): both lists must match: a and f. */
+	{ "volume_list [@vgtag] + auto list [vga/a, vga/f]", LIST(l_a_f), LIST(l_vgtag), { 0 },
+	  "AkllhAkl" },
+	/* No host tags and volume_list unset: everything passes (lvm2 default). */
+	{ "host tags present, volume_list matches", { 0 }, LIST(l_vga), LIST(t_foo), "AknAhAkn" },
+};
+
+START_TEST(test_gates)
+{
+	const struct gate_row *row = &gate_rows[_i];
+	struct pf_vg *vg = build(&gate_vg);
+
+	for (int mode = 0; mode < _PF_AAPOLICY_MODE_MAX; mode++) {
+		struct pf_aapolicy_input in = {
+			.mode = (enum pf_aapolicy_mode)mode,
+			.auto_activation_volume_list = row->aal,
+			.volume_list = row->vl,
+			.host_tags = row->host_tags,
+		};
+		struct pf_aapolicy *p = decide(vg, &in);
+
+		ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_OK);
+		ck_assert_msg(!strcmp(letters(p), row->want), "%s: got %s, want %s", row->what,
+			      letters(p), row->want);
+		ck_assert(!p->failed);
+		pf_aapolicy_free(p);
+	}
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* lvm2 -vvvv lines for single LVs, in the order lvm2 logs them. */
+START_TEST(test_gate_messages)
+{
+	struct pf_vg *vg = build(&gate_vg);
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT };
+	struct pf_aapolicy *p = decide(vg, &in);
+	const char *const a_unset[] = {
+		"V:activation/auto_activation_volume_list configuration setting not defined: All "
+		"logical volumes will be auto-activated.",
+		"V:Activating logical volume vga/a.",
+		"V:activation/volume_list configuration setting not defined: Checking only host "
+		"tags for vga/a.",
+		NULL,
+	};
+	const char *const b_skip[] = {
+		"V:ACTIVATION_SKIP flag set for LV vga/b, skipping activation.",
+		NULL,
+	};
+	const char *const c_noauto[] = {
+		"V:activation/auto_activation_volume_list configuration setting not defined: All "
+		"logical volumes will be auto-activated.",
+		NULL,
+	};
+	const char *const none[] = { NULL };
+	const char *const a_list[] = {
+		"V:activation/auto_activation_volume_list configuration setting defined: Checking "
+		"the list to match vga/a.",
+		"V:No item supplied in activation/auto_activation_volume_list configuration "
+		"setting matches vga/a.",
+		NULL,
+	};
+	const char *const d_vl[] = {
+		"V:activation/auto_activation_volume_list configuration setting not defined: All "
+		"logical volumes will be auto-activated.",
+		"V:Activating logical volume vga/d.",
+		"V:activation/volume_list configuration setting defined: Checking the list to "
+		"match vga/d.",
+		"V:No item supplied in activation/volume_list configuration setting matches vga/d.",
+		"V:Not activating vga/d since it does not pass activation filter.",
+		NULL,
+	};
+	const char *const f_host[] = {
+		"V:activation/auto_activation_volume_list configuration setting not defined: All "
+		"logical volumes will be auto-activated.",
+		"V:Activating logical volume vga/f.",
+		"V:activation/volume_list configuration setting not defined: Checking only host "
+		"tags for vga/f.",
+		"V:No host tag matches vga/f",
+		"V:Not activating vga/f since it does not pass activation filter.",
+		NULL,
+	};
+
+	check_lv_msgs(vg, &in, p, "a", a_unset);
+	check_lv_msgs(vg, &in, p, "b", b_skip);
+	check_lv_msgs(vg, &in, p, "c", c_noauto);
+	check_lv_msgs(vg, &in, p, "e", none);
+	check_vg_msgs(vg, &in, p, none);
+	ck_assert_uint_eq(p->n_expected, 3);
+	pf_aapolicy_free(p);
+
+	in.auto_activation_volume_list = (struct pf_aapolicy_list)EMPTY_LIST;
+	p = decide(vg, &in);
+	check_lv_msgs(vg, &in, p, "a", a_list);
+	ck_assert_uint_eq(p->n_expected, 0);
+	pf_aapolicy_free(p);
+
+	in.auto_activation_volume_list = (struct pf_aapolicy_list){ 0 };
+	in.volume_list = (struct pf_aapolicy_list)LIST(l_a);
+	p = decide(vg, &in);
+	check_lv_msgs(vg, &in, p, "d", d_vl);
+	/* lvm2 counts LVs the volume_list drops: "Activated 3 logical volumes" for a d f. */
+	ck_assert_uint_eq(p->n_expected, 3);
+	pf_aapolicy_free(p);
+
+	in.volume_list = (struct pf_aapolicy_list){ 0 };
+	in.host_tags = (struct pf_aapolicy_list)LIST(t_foo);
+	p = decide(vg, &in);
+	check_lv_msgs(vg, &in, p, "f", f_host);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* ---- list matching ---- */
+
+struct match_row {
+	const char *entry;
+	const char *lv;
+	bool host_foo;
+	bool want;
+};
+
+static const struct match_row match_rows[] = {
+	{ "vga", "a", false, true },	   { "vga/a", "a", false, true },
+	{ "vga/a", "d", false, false },	   { "vga/", "a", false, false },
+	{ "vg", "a", false, false },	   { "vgaX", "a", false, false },
+	{ "vga/a/b", "a", false, false },  { "vgb", "a", false, false },
+	{ "@foo", "d", false, true },	   { "@foo", "a", false, false },
+	{ "@vgtag", "a", false, true },	   { "@bar", "h", false, true },
+	{ "@*", "d", true, true },	   { "@*", "a", true, false },
+	{ "@*", "d", false, false },	   { "@", "a", false, false },
+	{ "", "a", false, false },	   { "@FOO", "d", false, false },
+	{ "VGA", "a", false, false },	   { "vga/A", "a", false, false },
+};
+
+START_TEST(test_list_matches)
+{
+	const struct match_row *row = &match_rows[_i];
+	struct pf_vg *vg = build(&gate_vg);
+	const char *const entry[] = { row->entry };
+	const struct pf_aapolicy_list list = LIST(entry);
+	const struct pf_aapolicy_list host = { .n = row->host_foo ? 1 : 0, .v = t_foo };
+
+	ck_assert_msg(pf_aapolicy_list_matches(&list, &host, vg, pf_vg_find_lv(vg, row->lv)) ==
+			      row->want,
+		      "\"%s\" vs %s", row->entry, row->lv);
+	pf_vg_free(vg);
+}
+END_TEST
+
+START_TEST(test_empty_list_matches_nothing)
+{
+	struct pf_vg *vg = build(&gate_vg);
+	const struct pf_aapolicy_list empty = EMPTY_LIST, none = { 0 };
+
+	for (unsigned i = 0; i < vg->n_lvs; i++)
+		ck_assert(!pf_aapolicy_list_matches(&empty, &none, vg, &vg->lvs[i]));
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* ---- VG gates, both commands ---- */
+
+static const struct tlv vgb_lvs[] = {
+	{ "l1", "RWV", NULL, NULL, NULL },
+	{ "l2", "RWV", NULL, NULL, NULL },
+};
+
+#define RO_STATUS    "\"RESIZEABLE\", \"READ\""
+#define EXP_STATUS   "\"RESIZEABLE\", \"READ\", \"WRITE\", \"EXPORTED\""
+#define CLUS_STATUS  "\"RESIZEABLE\", \"READ\", \"WRITE\", \"CLUSTERED\""
+#define FOREIGN	     "system_id = \"otherhost\""
+#define SANLOCK	     "lock_type = \"sanlock\"\nlock_args = \"1.0.0:lvmlock\""
+
+struct vg_row {
+	const char *what;
+	const char *status, *flags, *extra;
+	enum pf_aapolicy_mode mode;
+	const char *host_id;
+	bool host_id_unknown;
+	bool extra_other; /* local/extra_system_ids = ["otherhost"] */
+	enum pf_aapolicy_claim claim;
+	bool l1_active;
+	enum pf_aapolicy_vg_verdict want;
+	bool failed;
+	const char *msgs[6];
+};
+
+#define VGC PF_AAPOLICY_VGCHANGE_EVENT
+#define PVS PF_AAPOLICY_PVSCAN
+#define WON PF_AAPOLICY_CLAIM_WON
+
+static const struct vg_row vg_rows[] = {
+	/* lvm2: both lines, exit 5 (vg_read prints it, then process_each_vg again). */
+	{ "foreign, host without system ID", NULL, NULL, FOREIGN, VGC, NULL, false, false, 0,
+	  false, PF_AAPOLICY_VG_FOREIGN, true,
+	  { "E:Cannot access VG vg1 with system ID otherhost with unknown local system ID.",
+	    "E:Cannot access VG vg1 with system ID otherhost with unknown local system ID." } },
+	/* lvm2: pvscan claims the VG ("VG vgb run autoactivation.") before reading it. */
+	{ "foreign, host without system ID", NULL, NULL, FOREIGN, PVS, NULL, false, false, WON,
+	  false, PF_AAPOLICY_VG_FOREIGN, true,
+	  { "P+VG vg1 run autoactivation.",
+	    "E:Cannot access VG vg1 with system ID otherhost with unknown local system ID.",
+	    "E+activation for VG vg1 cannot read (400)." } },
+	{ "foreign, host system ID unknown", NULL, NULL, FOREIGN, VGC, "thishost", true, false, 0,
+	  false, PF_AAPOLICY_VG_FOREIGN, true,
+	  { "E:Cannot access VG vg1 with system ID otherhost with unknown local system ID.",
+	    "E:Cannot access VG vg1 with system ID otherhost with unknown local system ID." } },
+	/* lvm2 (system_id_source = "lvmlocal", local/system_id = "thishost"). */
+	{ "foreign, other host", NULL, NULL, FOREIGN, VGC, "thishost", false, false, 0, false,
+	  PF_AAPOLICY_VG_FOREIGN, true,
+	  { "E:Cannot access VG vg1 with system ID otherhost with local system ID thishost." } },
+	/* lvm2: "PV /dev/loop32 ignore foreign VG." per PV, exit 0. */
+	{ "foreign, other host", NULL, NULL, FOREIGN, PVS, "thishost", false, false, WON, false,
+	  PF_AAPOLICY_VG_FOREIGN, false, { NULL } },
+	/* lvm2: extra_system_ids lets vg_read through, vgchange_activate still refuses. */
+	{ "foreign, in extra_system_ids", NULL, NULL, FOREIGN, VGC, "thishost", false, true, 0,
+	  false, PF_AAPOLICY_VG_FOREIGN, true, { "E:Cannot activate LVs in a foreign VG." } },
+	/* lvm2: pvscan's scan ignores extra_system_ids: "ignore foreign VG.". */
+	{ "foreign, in extra_system_ids", NULL, NULL, FOREIGN, PVS, "thishost", false, true, WON,
+	  false, PF_AAPOLICY_VG_FOREIGN, false, { NULL } },
+	{ "own system ID", NULL, NULL, "system_id = \"thishost\"", VGC, "thishost", false, false,
+	  0, false, PF_AAPOLICY_VG_OK, false, { NULL } },
+	/* Source: vgchange -a may read a foreign VG with active LVs; without a host system ID
+	 * nothing stops the activation afterwards. */
+	{ "foreign with active LVs, no host ID", NULL, NULL, FOREIGN, VGC, NULL, false, false, 0,
+	  true, PF_AAPOLICY_VG_OK, false,
+	  { "W:WARNING: Found LVs active in VG vg1 with foreign system ID otherhost.  Possible "
+	    "data corruption.",
+	    "V:1 logical volume(s) in volume group \"vg1\" already active" } },
+	{ "foreign with active LVs, other host", NULL, NULL, FOREIGN, VGC, "thishost", false,
+	  false, 0, true, PF_AAPOLICY_VG_FOREIGN, true,
+	  { "W:WARNING: Found LVs active in VG vg1 with foreign system ID otherhost.  Possible "
+	    "data corruption.",
+	    "E:Cannot activate LVs in a foreign VG." } },
+	{ "foreign with active LVs, no host ID", NULL, NULL, FOREIGN, PVS, NULL, false, false, WON,
+	  true, PF_AAPOLICY_VG_FOREIGN, true,
+	  { "P+VG vg1 run autoactivation.",
+	    "W:WARNING: Found LVs active in VG vg1 with foreign system ID otherhost.  Possible "
+	    "data corruption.",
+	    "E+activation for VG vg1 cannot read (400)." } },
+	/* lvm2. */
+	{ "exported", EXP_STATUS, NULL, NULL, VGC, NULL, false, false, 0, false,
+	  PF_AAPOLICY_VG_EXPORTED, true, { "E:Volume group vg1 is exported" } },
+	/* lvm2: "PV /dev/loop32 ignore exported VG." */
+	{ "exported", EXP_STATUS, NULL, NULL, PVS, NULL, false, false, WON, false,
+	  PF_AAPOLICY_VG_EXPORTED, false, { NULL } },
+	/* lvm2: vg_read tests the system ID before EXPORTED. */
+	{ "exported and foreign", EXP_STATUS, NULL, FOREIGN, VGC, "thishost", false, false, 0,
+	  false, PF_AAPOLICY_VG_FOREIGN, true,
+	  { "E:Cannot access VG vg1 with system ID otherhost with local system ID thishost." } },
+	/* lvm2: the scan tests the system ID only when the host has one: "ignore exported VG.". */
+	{ "exported and foreign", EXP_STATUS, NULL, FOREIGN, PVS, NULL, false, false, WON, false,
+	  PF_AAPOLICY_VG_EXPORTED, false, { NULL } },
+	{ "exported and foreign", EXP_STATUS, NULL, FOREIGN, PVS, "thishost", false, false, WON,
+	  false, PF_AAPOLICY_VG_FOREIGN, false, { NULL } },
+	/* lvm2. */
+	{ "sanlock", NULL, NULL, SANLOCK, VGC, NULL, false, false, 0, false, PF_AAPOLICY_VG_SHARED,
+	  true, { "E:Cannot access VG vg1 with lock type sanlock that requires lvmlockd." } },
+	/* lvm2: "PV /dev/loop32 ignore shared VG." */
+	{ "sanlock", NULL, NULL, SANLOCK, PVS, NULL, false, false, WON, false,
+	  PF_AAPOLICY_VG_SHARED, false, { NULL } },
+	{ "dlm", NULL, NULL, "lock_type = \"dlm\"", VGC, NULL, false, false, 0, false,
+	  PF_AAPOLICY_VG_SHARED, true,
+	  { "E:Cannot access VG vg1 with lock type dlm that requires lvmlockd." } },
+	{ "lock_type none", NULL, NULL, "lock_type = \"none\"", VGC, NULL, false, false, 0, false,
+	  PF_AAPOLICY_VG_OK, false, { NULL } },
+	/* lvm2 (the verbose line is from source). */
+	{ "clustered", CLUS_STATUS, NULL, NULL, VGC, NULL, false, false, 0, false,
+	  PF_AAPOLICY_VG_CLUSTERED, true,
+	  { "V:Skipping clustered VG vg1.", "E:Cannot access clustered VG vg1.",
+	    "E:See lvmlockd(8) for changing a clvm/clustered VG to a shared VG." } },
+	/* lvm2: claimed, then "activation for VG vgb cannot read (40).", exit 5. */
+	{ "clustered", CLUS_STATUS, NULL, NULL, PVS, NULL, false, false, WON, false,
+	  PF_AAPOLICY_VG_CLUSTERED, true,
+	  { "P+VG vg1 run autoactivation.", "V:Skipping clustered VG vg1.",
+	    "E+activation for VG vg1 cannot read (40)." } },
+	/* lvm2. */
+	{ "read-only", RO_STATUS, NULL, NULL, VGC, NULL, false, false, 0, false,
+	  PF_AAPOLICY_VG_READ_ONLY, true,
+	  { "E:Volume group vg1 is read-only.", "E:Cannot process volume group vg1" } },
+	/* lvm2. */
+	{ "read-only", RO_STATUS, NULL, NULL, PVS, NULL, false, false, WON, false,
+	  PF_AAPOLICY_VG_READ_ONLY, true,
+	  { "P+VG vg1 run autoactivation.", "E:Volume group vg1 is read-only.",
+	    "E+activation for VG vg1 cannot read (8)." } },
+	/* lvm2: silent at -v, "Autoactivation is disabled for VG vgb." at -vvvv, exit 0. */
+	{ "VG NOAUTOACTIVATE", NULL, "NOAUTOACTIVATE", NULL, VGC, NULL, false, false, 0, false,
+	  PF_AAPOLICY_VG_NOAUTOACTIVATE, false, { "D:Autoactivation is disabled for VG vg1." } },
+	{ "VG NOAUTOACTIVATE", NULL, "NOAUTOACTIVATE", NULL, PVS, NULL, false, false, WON, false,
+	  PF_AAPOLICY_VG_NOAUTOACTIVATE, false,
+	  { "P+VG vg1 run autoactivation.", "D:Autoactivation is disabled for VG vg1." } },
+	/* lvm2: "VG vgb skip autoactivation." and nothing else, exit 0. */
+	{ "claim lost", NULL, NULL, NULL, PVS, NULL, false, false, PF_AAPOLICY_CLAIM_LOST, false,
+	  PF_AAPOLICY_VG_CLAIMED, false, { "P+VG vg1 skip autoactivation." } },
+	{ "claim lost, NOAUTOACTIVATE", NULL, "NOAUTOACTIVATE", NULL, PVS, NULL, false, false,
+	  PF_AAPOLICY_CLAIM_LOST, false, PF_AAPOLICY_VG_CLAIMED, false,
+	  { "P+VG vg1 skip autoactivation." } },
+	{ "claim not asked", NULL, NULL, NULL, PVS, NULL, false, false, PF_AAPOLICY_CLAIM_NONE,
+	  false, PF_AAPOLICY_VG_OK, false, { NULL } },
+	{ "claim won", NULL, NULL, NULL, PVS, NULL, false, false, WON, true, PF_AAPOLICY_VG_OK,
+	  false,
+	  { "P+VG vg1 run autoactivation.",
+	    "V:1 logical volume(s) in volume group \"vg1\" already active" } },
+	{ "claim is pvscan's", NULL, NULL, NULL, VGC, NULL, false, false, PF_AAPOLICY_CLAIM_LOST,
+	  false, PF_AAPOLICY_VG_OK, false, { NULL } },
+	/* Order: the read-only VG is refused before NOAUTOACTIVATE is looked at. */
+	{ "read-only + NOAUTOACTIVATE", RO_STATUS, "NOAUTOACTIVATE", NULL, VGC, NULL, false, false,
+	  0, false, PF_AAPOLICY_VG_READ_ONLY, true,
+	  { "E:Volume group vg1 is read-only.", "E:Cannot process volume group vg1" } },
+	{ "shared + exported + clustered", CLUS_STATUS ", \"EXPORTED\"", NULL, SANLOCK, VGC, NULL,
+	  false, false, 0, false, PF_AAPOLICY_VG_SHARED, true,
+	  { "E:Cannot access VG vg1 with lock type sanlock that requires lvmlockd." } },
+	{ "clustered + exported", CLUS_STATUS ", \"EXPORTED\"", NULL, NULL, VGC, NULL, false,
+	  false, 0, false, PF_AAPOLICY_VG_CLUSTERED, true,
+	  { "V:Skipping clustered VG vg1.", "E:Cannot access clustered VG vg1.",
+	    "E:See lvmlockd(8) for changing a clvm/clustered VG to a shared VG." } },
+};
+
+START_TEST(test_vg_gates)
+{
+	const struct vg_row *row = &vg_rows[_i];
+	const char *const other[] = { "otherhost" };
+	const struct tvg t = { .status = row->status, .flags = row->flags, .extra = row->extra,
+			       .n_pvs = 1, .lvs = vgb_lvs, .n_lvs = ARRAY_SIZE(vgb_lvs) };
+	struct pf_vg *vg = build(&t);
+	const bool active[] = { row->l1_active, false };
+	struct pf_aapolicy_input in = {
+		.mode = row->mode,
+		.claim = row->claim,
+		.system_id = row->host_id,
+		.system_id_unknown = row->host_id_unknown,
+		.lv_active = active,
+	};
+	struct pf_aapolicy *p;
+
+	if (row->extra_other)
+		in.extra_system_ids = (struct pf_aapolicy_list)LIST(other);
+	p = decide(vg, &in);
+	ck_assert_msg(p->verdict == row->want, "%s (mode %d): verdict %d, want %d", row->what,
+		      row->mode, p->verdict, row->want);
+	ck_assert_msg(p->failed == row->failed, "%s: failed %d", row->what, p->failed);
+	check_vg_msgs(vg, &in, p, row->msgs);
+	if (row->want != PF_AAPOLICY_VG_OK)
+		ck_assert_str_eq(letters(p), "--");
+	else
+		ck_assert_str_eq(letters(p), row->l1_active ? "aA" : "AA");
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* ---- missing and reappeared PVs ---- */
+
+static const struct tvg two_pv_vg = {
+	.name = "vga", .lvs = gate_lvs, .n_lvs = ARRAY_SIZE(gate_lvs),
+};
+
+START_TEST(test_incomplete)
+{
+	struct pf_vg *vg = build(&two_pv_vg);
+	const bool present[] = { true, false };
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT, .pv_present = present };
+	struct pf_aapolicy *p = decide(vg, &in);
+	const char *const incomplete[] = { "P:VG vga is incomplete.", NULL };
+	const char *const none[] = { NULL };
+
+	/* lvm2 (loop31 filtered out): two WARNING lines from vg_read, then "VG vga is
+	 * incomplete.", nothing activated, exit 0. */
+	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_INCOMPLETE);
+	ck_assert(!p->failed);
+	ck_assert_uint_eq(p->n_missing_pvs, 1);
+	ck_assert_str_eq(letters(p), "--------");
+	/* Still described: f sits on the missing PV. */
+	ck_assert(p->lvs[idx(vg, "f")].partial);
+	ck_assert(!p->lvs[idx(vg, "a")].partial);
+	check_vg_msgs(vg, &in, p, incomplete);
+	pf_aapolicy_free(p);
+
+	/* pvscan never gets to activation: the scan said "incomplete (need 1)". */
+	in.mode = PF_AAPOLICY_PVSCAN;
+	in.claim = PF_AAPOLICY_CLAIM_WON;
+	p = decide(vg, &in);
+	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_INCOMPLETE);
+	check_vg_msgs(vg, &in, p, none);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+START_TEST(test_incomplete_noautoactivate)
+{
+	struct tvg t = two_pv_vg;
+	const bool present[] = { true, false };
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT, .pv_present = present };
+	struct pf_vg *vg;
+	struct pf_aapolicy *p;
+
+	/* lvm2: the VG flag is tested first; only the vg_read warnings are printed. */
+	t.flags = "NOAUTOACTIVATE";
+	vg = build(&t);
+	p = decide(vg, &in);
+	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_NOAUTOACTIVATE);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+START_TEST(test_reappeared_pv_in_use)
+{
+	struct tvg t = two_pv_vg;
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT };
+	struct pf_vg *vg;
+	struct pf_aapolicy *p;
+	const char *const f_partial[] = {
+		"V:activation/auto_activation_volume_list configuration setting not defined: All "
+		"logical volumes will be auto-activated.",
+		"V:Activating logical volume vga/f.",
+		"V:activation/volume_list configuration setting not defined: Checking only host "
+		"tags for vga/f.",
+		"E:Refusing activation of partial LV vga/f.  Use '--activationmode partial' to "
+		"override.",
+		NULL,
+	};
+	const char *const pvscan_msgs[] = {
+		"P+VG vga run autoactivation.",
+		"E:Cannot change VG vga while PVs are missing.",
+		"E:See vgreduce --removemissing and vgextend --restoremissing.",
+		"E+activation for VG vga cannot read (1).",
+		NULL,
+	};
+
+	/* lvm2: written by "vgchange --addtag" while loop31 was filtered out, then read with
+	 * both devices: "WARNING: VG vga was missing PV /dev/loop31 ...". */
+	t.pv_flags[1] = "MISSING";
+	vg = build(&t);
+	p = decide(vg, &in);
+	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_OK);
+	ck_assert_uint_eq(p->n_reappeared_pvs, 1);
+	ck_assert_uint_eq(p->n_missing_pvs, 0);
+	/* lvm2 (driver absent): "Refusing activation of partial LV vga/f.  Use '--activationmode
+	 * partial' to override."; "Activated 0 logical volumes", exit 5. */
+	ck_assert_str_eq(letters(p), "AknAhPkn");
+	ck_assert(p->failed);
+	check_lv_msgs(vg, &in, p, "f", f_partial);
+	pf_aapolicy_free(p);
+
+	/* lvm2: pvscan reads the VG without handling missing PVs and gives up, exit 5. */
+	in.mode = PF_AAPOLICY_PVSCAN;
+	in.claim = PF_AAPOLICY_CLAIM_WON;
+	p = decide(vg, &in);
+	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_MISSING_PVS);
+	ck_assert(p->failed);
+	check_vg_msgs(vg, &in, p, pvscan_msgs);
+	pf_aapolicy_free(p);
+
+	/* activation_mode = "partial" lets lvm2 load it (with missing_stripe_filler). */
+	in.mode = PF_AAPOLICY_VGCHANGE_EVENT;
+	in.activation_mode = PF_AAPOLICY_MODE_PARTIAL;
+	p = decide(vg, &in);
+	ck_assert_str_eq(letters(p), "AknAhAkn");
+	ck_assert(p->lvs[idx(vg, "f")].partial);
+	ck_assert(!p->failed);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+START_TEST(test_reappeared_pv_unused)
+{
+	static const struct tlv lvs[] = {
+		{ "a", "RWV", NULL, NULL, NULL },
+		{ "f", "RWV", NULL, NULL, NULL },
+	};
+	struct tvg t = { .name = "vga", .lvs = lvs, .n_lvs = ARRAY_SIZE(lvs) };
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_PVSCAN, .claim = WON };
+	struct pf_vg *vg;
+	struct pf_aapolicy *p;
+
+	/* lvm2: "WARNING: VG vga has unused reappeared PV /dev/loop31 ..."; the flag is
+	 * dropped and both commands go on (a, f activated). */
+	t.pv_flags[1] = "MISSING";
+	vg = build(&t);
+	for (int mode = 0; mode < _PF_AAPOLICY_MODE_MAX; mode++) {
+		in.mode = (enum pf_aapolicy_mode)mode;
+		p = decide(vg, &in);
+		ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_OK);
+		ck_assert_uint_eq(p->n_unused_reappeared, 1);
+		ck_assert_uint_eq(p->n_reappeared_pvs, 0);
+		ck_assert_str_eq(letters(p), "AA");
+		pf_aapolicy_free(p);
+	}
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* ---- LV kinds: lvm2's "vgseg" (tests/fixtures/segtypes plus additions) ---- */
+
+#define LIN(pv, pe) "type = \"striped\"\nstripe_count = 1\nstripes = [\"" pv "\", " #pe "]"
+
+static const struct tlv kind_lvs[] = {
+	{ "lin", "RWV", NULL, NULL, LIN("pv0", 0) },
+	{ "z", "RWV", NULL, NULL, "type = \"zero\"" },
+	{ "e", "RWV", NULL, NULL, "type = \"error\"" },
+	{ "r0", "RWV", NULL, NULL,
+	  "type = \"raid0\"\nstripe_count = 2\nstripe_size = 128\n"
+	  "raid0_lvs = [\"r0_rimage_0\", \"r0_rimage_1\"]" },
+	{ "snap", "RW", NULL, NULL, LIN("pv1", 13) },
+	{ "tp", "RWV", NULL, NULL,
+	  "type = \"thin-pool\"\nmetadata = \"tp_tmeta\"\npool = \"tp_tdata\"\n"
+	  "transaction_id = 1\nchunk_size = 128\ndiscards = \"passdown\"\nzero_new_blocks = 1" },
+	{ "th", "RWV", NULL, NULL,
+	  "type = \"thin\"\nthin_pool = \"tp\"\ntransaction_id = 0\ndevice_id = 1" },
+	{ "r1", "RWV", NULL, NULL,
+	  "type = \"raid1\"\ndevice_count = 2\nregion_size = 4096\n"
+	  "raids = [\"r1_rmeta_0\", \"r1_rimage_0\", \"r1_rmeta_1\", \"r1_rimage_1\"]" },
+	{ "m1", "RWV", NULL, NULL,
+	  "type = \"mirror\"\nmirror_count = 2\nregion_size = 1024\n"
+	  "mirrors = [\"m1_mimage_0\", 0, \"m1_mimage_1\", 0]" },
+	{ "c1", "RWV", NULL, NULL, "type = \"cache\"\ncache_pool = \"cp\"\norigin = \"c1_corig\"" },
+	{ "sp", "RW", NULL, NULL, LIN("pv0", 50) },
+	{ "cp2", "RWV", NULL, NULL,
+	  "type = \"cache-pool+METADATA_FORMAT\"\ndata = \"cp2_cdata\"\n"
+	  "metadata = \"cp2_cmeta\"\nmetadata_format = 2\nchunk_size = 128" },
+	{ "lin3", "RWV", NULL, NULL, LIN("pv0", 56) },
+	{ "u1", "RWV", NULL, NULL, "type = \"frobnicate\"\nwhatever = 1" },
+	{ "cp", "RW", NULL, NULL,
+	  "type = \"cache-pool+METADATA_FORMAT\"\ndata = \"cp_cdata\"\n"
+	  "metadata = \"cp_cmeta\"\nmetadata_format = 2\nchunk_size = 128" },
+	{ "tp_tdata", "RW", NULL, NULL, LIN("pv1", 4) },
+	{ "tp_tmeta", "RW", NULL, NULL, LIN("pv0", 28) },
+	{ "r1_rmeta_0", "RW", NULL, NULL, LIN("pv0", 29) },
+	{ "r1_rimage_0", "RW", NULL, NULL, LIN("pv1", 5) },
+	{ "r1_rmeta_1", "RW", NULL, NULL, LIN("pv0", 33) },
+	{ "r1_rimage_1", "RW", NULL, NULL, LIN("pv1", 9) },
+	{ "m1_mimage_0", "RW", NULL, NULL, LIN("pv0", 4) },
+	{ "m1_mimage_1", "RW", NULL, NULL, LIN("pv1", 15) },
+	{ "c1_corig", "RW", NULL, NULL, LIN("pv0", 6) },
+	{ "r0_rimage_0", "RW", NULL, NULL, LIN("pv0", 11) },
+	{ "r0_rimage_1", "RW", NULL, NULL, LIN("pv1", 0) },
+	{ "lvol0_pmspare", "RW", NULL, NULL, LIN("pv1", 2) },
+	{ "cp_cmeta", "RW", NULL, NULL, LIN("pv0", 16) },
+	{ "cp_cdata", "RW", NULL, NULL, LIN("pv0", 20) },
+	{ "snapshot0", "RWV", NULL, NULL,
+	  "type = \"snapshot\"\nchunk_size = 8\norigin = \"lin\"\ncow_store = \"snap\"" },
+	{ "lvol0_vorigin", "RW", NULL, NULL, "type = \"zero\"" },
+	{ "snapshot1", "RWV", NULL, NULL,
+	  "type = \"snapshot\"\nchunk_size = 8\norigin = \"lvol0_vorigin\"\ncow_store = \"sp\"" },
+	{ "cp2_cdata", "RW", NULL, NULL, LIN("pv1", 50) },
+	{ "cp2_cmeta", "RW", NULL, NULL, LIN("pv1", 51) },
+	{ "snapm", "RW", NULL, NULL, LIN("pv0", 57) },
+	{ "snapshot2", "RW", NULL, NULL,
+	  "type = \"snapshot\"\nchunk_size = 8\norigin = \"lin3\"\nmerging_store = \"snapm\"" },
+	/* Not run with lvm2 (needs VDO metadata): from source, the pool is skipped. */
+	{ "vpool0", "RWV", NULL, NULL, "type = \"vdo-pool\"\ndata = \"vpool0_vdata\"" },
+	{ "vdo0", "RWV", NULL, NULL, "type = \"vdo\"\nvdo_pool = \"vpool0\"\nvdo_offset = 0" },
+	{ "vpool0_vdata", "RW", NULL, NULL, LIN("pv1", 60) },
+};
+
+static const struct tvg kind_vg = {
+	.name = "vgseg", .lvs = kind_lvs, .n_lvs = ARRAY_SIZE(kind_lvs),
+};
+
+/*
+ * lvm2 (-vvvv, --driverloaded n) printed "Activating logical volume" for lin z e r0 tp th r1
+ * m1 c1 lvol0_vorigin lin3, in that order, and "Skipping activation of cache pool
+ * vgseg/cp2."; "Activated 12 logical volumes" (cp2 counts). With u1 added it also printed
+ * "Activating logical volume vgseg/u1.", and driver absent then "Refusing activation of LV
+ * vgseg/u1 containing an unrecognised segment.". The VDO LVs were not part of that VG.
+ */
+static const char kind_want[] = "AAAAsAAAAAAcAUhhhhhhhhhhhhhhhhhhhhhhdAh";
+
+START_TEST(test_kinds)
+{
+	struct pf_vg *vg = build(&kind_vg);
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT };
+	struct pf_aapolicy *p = decide(vg, &in);
+	const struct pf_aapolicy_lv *sp = &p->lvs[idx(vg, "sp")];
+	const char *const u1[] = {
+		"V:activation/auto_activation_volume_list configuration setting not defined: All "
+		"logical volumes will be auto-activated.",
+		"V:Activating logical volume vgseg/u1.",
+		"V:activation/volume_list configuration setting not defined: Checking only host "
+		"tags for vgseg/u1.",
+		"E:Refusing activation of LV vgseg/u1 containing an unrecognised segment.",
+		NULL,
+	};
+	const char *const cp2[] = {
+		"V:activation/auto_activation_volume_list configuration setting not defined: All "
+		"logical volumes will be auto-activated.",
+		"V:Skipping activation of cache pool vgseg/cp2.",
+		NULL,
+	};
+	const char *const sp_msgs[] = {
+		"V:activation/auto_activation_volume_list configuration setting not defined: All "
+		"logical volumes will be auto-activated.",
+		"V:Activating logical volume vgseg/lvol0_vorigin.",
+		"V:activation/volume_list configuration setting not defined: Checking only host "
+		"tags for vgseg/lvol0_vorigin.",
+		NULL,
+	};
+
+	ck_assert_str_eq(letters(p), kind_want);
+	ck_assert(p->failed); /* u1 */
+	/* lvm2: the sparse snapshot's COW asks for its virtual origin. */
+	ck_assert_int_eq(sp->target, idx(vg, "lvol0_vorigin"));
+	ck_assert(sp->top_level);
+	ck_assert_int_eq(p->lvs[idx(vg, "lin")].target, idx(vg, "lin"));
+	ck_assert_int_eq(p->lvs[idx(vg, "snap")].target, -1);
+	/* lvs -a lists the COWs of visible origins without brackets: they are top-level. */
+	ck_assert(p->lvs[idx(vg, "snap")].top_level);
+	ck_assert(!p->lvs[idx(vg, "snapm")].top_level); /* merging */
+	ck_assert(!p->lvs[idx(vg, "snapshot0")].top_level);
+	ck_assert(!p->lvs[idx(vg, "lvol0_vorigin")].top_level);
+	ck_assert(!p->lvs[idx(vg, "cp")].top_level);
+	/* Who brings the sub-LVs up. */
+	ck_assert_int_eq(p->lvs[idx(vg, "tp_tdata")].holder, idx(vg, "tp"));
+	ck_assert_int_eq(p->lvs[idx(vg, "tp_tmeta")].holder, idx(vg, "tp"));
+	ck_assert_int_eq(p->lvs[idx(vg, "cp_cdata")].holder, idx(vg, "cp"));
+	ck_assert_int_eq(p->lvs[idx(vg, "cp")].holder, idx(vg, "c1"));
+	ck_assert_int_eq(p->lvs[idx(vg, "c1_corig")].holder, idx(vg, "c1"));
+	ck_assert_int_eq(p->lvs[idx(vg, "r1_rimage_1")].holder, idx(vg, "r1"));
+	ck_assert_int_eq(p->lvs[idx(vg, "m1_mimage_0")].holder, idx(vg, "m1"));
+	ck_assert_int_eq(p->lvs[idx(vg, "snap")].holder, idx(vg, "lin"));
+	ck_assert_int_eq(p->lvs[idx(vg, "snapshot0")].holder, idx(vg, "lin"));
+	ck_assert_int_eq(p->lvs[idx(vg, "snapm")].holder, idx(vg, "lin3"));
+	ck_assert_int_eq(p->lvs[idx(vg, "lvol0_vorigin")].holder, idx(vg, "sp"));
+	ck_assert_int_eq(p->lvs[idx(vg, "vpool0_vdata")].holder, idx(vg, "vpool0"));
+	ck_assert_int_eq(p->lvs[idx(vg, "lin")].holder, -1);
+	ck_assert_int_eq(p->lvs[idx(vg, "lvol0_pmspare")].holder, -1);
+	check_lv_msgs(vg, &in, p, "u1", u1);
+	check_lv_msgs(vg, &in, p, "cp2", cp2);
+	check_lv_msgs(vg, &in, p, "sp", sp_msgs);
+	ck_assert_uint_eq(p->n_expected, 14);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* lvm2: the gates after the COW -> origin switch look at the origin, not at the COW. */
+START_TEST(test_sparse_snapshot_list)
+{
+	const char *const l_sp[] = { "vgseg/sp" };
+	const char *const l_vo[] = { "vgseg/lvol0_vorigin" };
+	struct pf_vg *vg = build(&kind_vg);
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT,
+					.auto_activation_volume_list = LIST(l_sp) };
+	struct pf_aapolicy *p = decide(vg, &in);
+	const char *const sp_msgs[] = {
+		"V:activation/auto_activation_volume_list configuration setting defined: Checking "
+		"the list to match vgseg/lvol0_vorigin.",
+		"V:No item supplied in activation/auto_activation_volume_list configuration "
+		"setting matches vgseg/lvol0_vorigin.",
+		NULL,
+	};
+
+	/* lvm2: "... Checking the list to match vgseg/lvol0_vorigin." then "No item supplied". */
+	ck_assert_int_eq(p->lvs[idx(vg, "sp")].verdict, PF_AAPOLICY_LV_NOT_IN_AUTO_LIST);
+	check_lv_msgs(vg, &in, p, "sp", sp_msgs);
+	pf_aapolicy_free(p);
+	/* lvm2: "Activating logical volume vgseg/lvol0_vorigin.", "Activated 1 logical volumes". */
+	in.auto_activation_volume_list = (struct pf_aapolicy_list)LIST(l_vo);
+	p = decide(vg, &in);
+	ck_assert_int_eq(p->lvs[idx(vg, "sp")].verdict, PF_AAPOLICY_LV_ACTIVATE);
+	ck_assert_uint_eq(p->n_expected, 1);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* Gates are tested on the LV whatever its kind: ACTIVATION_SKIP on a thin pool and so on. */
+START_TEST(test_kind_flags)
+{
+	static const struct tlv lvs[] = {
+		{ "tp", "RWV", "ACTIVATION_SKIP", NULL,
+		  "type = \"thin-pool\"\nmetadata = \"tp_tmeta\"\npool = \"tp_tdata\"" },
+		{ "th", "RWV", "NOAUTOACTIVATE", NULL, "type = \"thin\"\nthin_pool = \"tp\"" },
+		{ "tp_tdata", "RW", NULL, NULL, NULL },
+		{ "tp_tmeta", "RW", NULL, NULL, NULL },
+		{ "vis_cow", "RWV", "ACTIVATION_SKIP", NULL, NULL },
+		{ "o", "RWV", NULL, NULL, NULL },
+		{ "s0", "RWV", NULL, NULL,
+		  "type = \"snapshot\"\norigin = \"o\"\ncow_store = \"vis_cow\"" },
+		{ "hid", "RW", "ACTIVATION_SKIP", NULL, NULL },
+		{ "mimg", "RWV", NULL, NULL, NULL },
+		{ "mir", "RWV", NULL, NULL,
+		  "type = \"mirror\"\nmirrors = [\"mimg\", 0]\nmirror_log = \"mlog\"" },
+		{ "mlog", "RWV", NULL, NULL, NULL },
+	};
+	const struct tvg t = { .lvs = lvs, .n_lvs = ARRAY_SIZE(lvs) };
+	struct pf_vg *vg = build(&t);
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT };
+	struct pf_aapolicy *p = decide(vg, &in);
+
+	/* The snapshot test comes before the skip flag; hidden before everything; visible
+	 * mirror legs and logs are never activated on their own. */
+	ck_assert_str_eq(letters(p), "knhhsAhhmAm");
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* ---- partial LVs through stacks ---- */
+
+static const struct tlv partial_lvs[] = {
+	{ "x", "RWV", NULL, NULL, LIN("pv0", 0) },
+	{ "tp", "RWV", NULL, NULL,
+	  "type = \"thin-pool\"\nmetadata = \"tp_tmeta\"\npool = \"tp_tdata\"" },
+	{ "th", "RWV", NULL, NULL, "type = \"thin\"\nthin_pool = \"tp\"" },
+	{ "tp_tdata", "RW", NULL, NULL, LIN("pv1", 0) },
+	{ "tp_tmeta", "RW", NULL, NULL, LIN("pv0", 1) },
+	{ "r1", "RWV", NULL, NULL,
+	  "type = \"raid1\"\nraids = [\"r1_rmeta_0\", \"r1_rimage_0\", \"r1_rmeta_1\", "
+	  "\"r1_rimage_1\"]" },
+	{ "r1_rmeta_0", "RW", NULL, NULL, LIN("pv0", 2) },
+	{ "r1_rimage_0", "RW", NULL, NULL, LIN("pv0", 3) },
+	{ "r1_rmeta_1", "RW", NULL, NULL, LIN("pv1", 1) },
+	{ "r1_rimage_1", "RW", NULL, NULL, LIN("pv1", 2) },
+	{ "cowp", "RW", NULL, NULL, LIN("pv1", 3) },
+	{ "o", "RWV", NULL, NULL, LIN("pv0", 4) },
+	{ "snapshot0", "RWV", NULL, NULL,
+	  "type = \"snapshot\"\norigin = \"o\"\ncow_store = \"cowp\"" },
+	{ "st", "RWV", NULL, NULL,
+	  "extent_count = 2\ntype = \"striped\"\nstripe_count = 2\nstripe_size = 128\n"
+	  "stripes = [\"pv0\", 5, \"pv1\", 4]" },
+	{ "onlv", "RWV", NULL, NULL, "type = \"striped\"\nstripe_count = 1\nstripes = [\"x\", 0]" },
+	{ "pvmove0", "RWL", NULL, NULL, "type = \"mirror\"\nmirrors = [\"pv0\", 9, \"pv1\", 9]" },
+};
+
+START_TEST(test_partial_stacks)
+{
+	const struct tvg t = { .pv_flags = { NULL, "MISSING" }, .lvs = partial_lvs,
+			       .n_lvs = ARRAY_SIZE(partial_lvs) };
+	struct pf_vg *vg = build(&t);
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT };
+	struct pf_aapolicy *p = decide(vg, &in);
+
+	/*
+	 * pv1 is the reappeared PV. The thin pool and its thin LV, the raid (lvm2 then tries a
+	 * degraded raid1), the origin whose COW is on pv1 (lvm2 makes an origin depend on its
+	 * COWs), a stripe set across both PVs and the pvmove mirror are partial; an LV stacked
+	 * on x is not. pvmove0 (LOCKED, hidden, PV areas in a mirror segment) is partial too.
+	 */
+	ck_assert_str_eq(letters(p), "APPhhRhhhhsPhPAh");
+	ck_assert(!p->lvs[idx(vg, "x")].partial);
+	ck_assert(p->lvs[idx(vg, "pvmove0")].partial);
+	ck_assert(!p->lvs[idx(vg, "onlv")].partial);
+	ck_assert(p->lvs[idx(vg, "tp_tdata")].partial);
+	ck_assert(!p->lvs[idx(vg, "tp_tmeta")].partial);
+	ck_assert(p->lvs[idx(vg, "cowp")].partial);
+	ck_assert(p->failed);
+	pf_aapolicy_free(p);
+
+	in.activation_mode = PF_AAPOLICY_MODE_COMPLETE;
+	p = decide(vg, &in);
+	ck_assert_str_eq(letters(p), "APPhhRhhhhsPhPAh");
+	pf_aapolicy_free(p);
+
+	in.activation_mode = PF_AAPOLICY_MODE_PARTIAL;
+	p = decide(vg, &in);
+	ck_assert_str_eq(letters(p), "AAAhhAhhhhsAhAAh");
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+START_TEST(test_partial_pv_missing_device)
+{
+	const struct tvg t = { .lvs = partial_lvs, .n_lvs = ARRAY_SIZE(partial_lvs) };
+	struct pf_vg *vg = build(&t);
+	const bool present[] = { false, true };
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT, .pv_present = present };
+	struct pf_aapolicy *p = decide(vg, &in);
+
+	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_INCOMPLETE);
+	ck_assert(p->lvs[idx(vg, "x")].partial);
+	ck_assert(p->lvs[idx(vg, "onlv")].partial); /* through the LV it is stacked on */
+	ck_assert(p->lvs[idx(vg, "tp")].partial);   /* tmeta on pv0 */
+	ck_assert(p->lvs[idx(vg, "th")].partial);
+	ck_assert(!p->lvs[idx(vg, "tp_tdata")].partial);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* ---- device-mapper state ---- */
+
+START_TEST(test_already_active)
+{
+	struct pf_vg *vg = build(&gate_vg);
+	bool active[8] = { 0 };
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT, .lv_active = active };
+	struct pf_aapolicy *p;
+	const char *const vgm[] = { "V:2 logical volume(s) in volume group \"vga\" already active",
+				    NULL };
+	const char *const am[] = {
+		"V:activation/auto_activation_volume_list configuration setting not defined: All "
+		"logical volumes will be auto-activated.",
+		"V:Activating logical volume vga/a.",
+		"V:activation/volume_list configuration setting not defined: Checking only host "
+		"tags for vga/a.",
+		"D:LV vga/a is already active.",
+		NULL,
+	};
+
+	active[idx(vg, "a")] = true;
+	active[idx(vg, "b")] = true; /* skipped anyway */
+	active[idx(vg, "e")] = true; /* hidden: not counted */
+	p = decide(vg, &in);
+	ck_assert_str_eq(letters(p), "aknAhAkn");
+	ck_assert_uint_eq(p->n_active, 2);
+	check_vg_msgs(vg, &in, p, vgm);
+	check_lv_msgs(vg, &in, p, "a", am);
+	pf_aapolicy_free(p);
+
+	/* The volume_list is tested before the active check. */
+	in.volume_list = (struct pf_aapolicy_list)EMPTY_LIST;
+	p = decide(vg, &in);
+	ck_assert_str_eq(letters(p), "vknvhvkn");
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+START_TEST(test_component_active)
+{
+	static const struct tlv lvs[] = {
+		{ "tp", "RWV", NULL, NULL,
+		  "type = \"thin-pool\"\nmetadata = \"tp_tmeta\"\npool = \"tp_tdata\"" },
+		{ "th", "RWV", NULL, NULL, "type = \"thin\"\nthin_pool = \"tp\"" },
+		{ "tp_tdata", "RW", NULL, NULL, NULL },
+		{ "tp_tmeta", "RW", NULL, NULL, NULL },
+		{ "plain", "RWV", NULL, NULL, NULL },
+		{ "r1", "RWV", NULL, NULL,
+		  "type = \"raid1\"\nraids = [\"r1_rmeta_0\", \"r1_rimage_0\"]" },
+		{ "r1_rmeta_0", "RW", NULL, NULL, NULL },
+		{ "r1_rimage_0", "RW", NULL, NULL, NULL },
+	};
+	const struct tvg t = { .lvs = lvs, .n_lvs = ARRAY_SIZE(lvs) };
+	struct pf_vg *vg = build(&t);
+	bool active[8] = { 0 };
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT, .lv_active = active };
+	struct pf_aapolicy *p;
+	const char *const tp_msgs[] = {
+		"V:activation/auto_activation_volume_list configuration setting not defined: All "
+		"logical volumes will be auto-activated.",
+		"V:Activating logical volume vg1/tp.",
+		"E:Activation of logical volume vg1/tp is prohibited while logical volume "
+		"vg1/tp_tdata is active.",
+		NULL,
+	};
+
+	/* From source (activate_lv): a component activated alone blocks its stack. */
+	active[idx(vg, "tp_tdata")] = true;
+	active[idx(vg, "r1_rimage_0")] = true;
+	p = decide(vg, &in);
+	ck_assert_str_eq(letters(p), "CChhAChh");
+	ck_assert_int_eq(p->lvs[idx(vg, "tp")].component, idx(vg, "tp_tdata"));
+	ck_assert_int_eq(p->lvs[idx(vg, "th")].component, idx(vg, "tp_tdata"));
+	ck_assert_int_eq(p->lvs[idx(vg, "plain")].component, -1);
+	ck_assert(p->failed);
+	check_lv_msgs(vg, &in, p, "tp", tp_msgs);
+	pf_aapolicy_free(p);
+
+	/* An active thin LV means the pool is in use: lvm2 checks nothing for the pool. */
+	active[idx(vg, "th")] = true;
+	p = decide(vg, &in);
+	ck_assert_int_eq(p->lvs[idx(vg, "tp")].verdict, PF_AAPOLICY_LV_ACTIVATE);
+	ck_assert_int_eq(p->lvs[idx(vg, "th")].verdict, PF_AAPOLICY_LV_ALREADY_ACTIVE);
+	pf_aapolicy_free(p);
+
+	/* The active LV itself is never blocked by its components. */
+	active[idx(vg, "th")] = false;
+	active[idx(vg, "tp")] = true;
+	p = decide(vg, &in);
+	ck_assert_int_eq(p->lvs[idx(vg, "tp")].verdict, PF_AAPOLICY_LV_ALREADY_ACTIVE);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* lvm2 (a copy of vgb's PV on a second loop device): per LV, exit 5. */
+START_TEST(test_duplicate_pvs)
+{
+	struct pf_vg *vg = build(&gate_vg);
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT, .duplicate_pvs = true };
+	struct pf_aapolicy *p = decide(vg, &in);
+	const char *const am[] = {
+		"V:activation/auto_activation_volume_list configuration setting not defined: All "
+		"logical volumes will be auto-activated.",
+		"E:Cannot activate LVs in VG vga while PVs appear on duplicate devices.",
+		NULL,
+	};
+
+	ck_assert_str_eq(letters(p), "DknDhDkn");
+	ck_assert(p->failed);
+	check_lv_msgs(vg, &in, p, "a", am);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+START_TEST(test_integrity_recalculate)
+{
+	static const struct tlv lvs[] = {
+		{ "a", "RWV", NULL, NULL, NULL },
+		{ "ig", "RWV", NULL, NULL,
+		  "type = \"integrity\"\norigin = \"ig_iorig\"\ndata_sectors = 8192\nmode = \"J\"\n"
+		  "tag_size = 4\nblock_size = 512\ninternal_hash = \"crc32c\"\nrecalculate = 1" },
+		{ "ig_iorig", "RW", NULL, NULL, NULL },
+		{ "rv", "RWV", NULL, NULL,
+		  "type = \"raid1\"\nraids = [\"rv_rmeta_0\", \"rv_rimage_0\"]" },
+		{ "rv_rmeta_0", "RW", NULL, NULL, NULL },
+		{ "rv_rimage_0", "RW", NULL, NULL,
+		  "type = \"integrity\"\norigin = \"rv_rimage_0_iorig\"\nrecalculate = 1" },
+		{ "rv_rimage_0_iorig", "RW", NULL, NULL, NULL },
+	};
+	const struct tvg t = { .name = "vga", .lvs = lvs, .n_lvs = ARRAY_SIZE(lvs) };
+	struct pf_vg *vg = build(&t);
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_PVSCAN, .claim = WON };
+	struct pf_aapolicy *p = decide(vg, &in);
+	const char *const ig[] = {
+		"V:activation/auto_activation_volume_list configuration setting not defined: All "
+		"logical volumes will be auto-activated.",
+		"E:Cannot activate uninitialized integrity LV vga/ig from pvscan.",
+		NULL,
+	};
+
+	/* lvm2: pvscan "Cannot activate uninitialized integrity LV vga/ig from pvscan.", then
+	 * "pvscan[N] vga: autoactivation failed.", exit 5; vgchange activates it (and would
+	 * rewrite the metadata afterwards). The raid over integrity images is from source. */
+	ck_assert_str_eq(letters(p), "AIhIhhh");
+	ck_assert(p->failed);
+	check_lv_msgs(vg, &in, p, "ig", ig);
+	pf_aapolicy_free(p);
+	in.mode = PF_AAPOLICY_VGCHANGE_EVENT;
+	p = decide(vg, &in);
+	ck_assert_str_eq(letters(p), "AAhAhhh");
+	ck_assert(!p->failed);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* lvm2 refuses to read a raid1 with a visible image ("LV segments corrupted"); pf_vg reads it. */
+START_TEST(test_raid_visible_sublvs)
+{
+	static const struct tlv lvs[] = {
+		{ "rv", "RWV", NULL, NULL,
+		  "type = \"raid1\"\nraids = [\"rv_rmeta_0\", \"rv_rimage_0\", \"rv_rmeta_1\", "
+		  "\"rv_rimage_1\"]" },
+		{ "rv_rmeta_0", "RW", NULL, NULL, NULL },
+		{ "rv_rimage_0", "RWV", NULL, NULL, NULL },
+		{ "rv_rmeta_1", "RW", NULL, NULL, NULL },
+		{ "rv_rimage_1", "RW", NULL, NULL, NULL },
+		{ "rs", "RWV", NULL, NULL,
+		  "type = \"raid1\"\nraids = [\"rs_rmeta_0\", \"rs_rimage_0\"]" },
+		{ "rs_rmeta_0", "RW", NULL, NULL, NULL },
+		/* split off with --trackchanges: visible, read-only */
+		{ "rs_rimage_0", "RV", NULL, NULL, NULL },
+		{ "rm", "RWV", NULL, NULL,
+		  "type = \"raid1\"\nraids = [\"rm_rmeta_0\", \"rm_rimage_0\"]" },
+		{ "rm_rmeta_0", "RV", NULL, NULL, NULL },
+		{ "rm_rimage_0", "RW", NULL, NULL, NULL },
+	};
+	const struct tvg t = { .lvs = lvs, .n_lvs = ARRAY_SIZE(lvs) };
+	struct pf_vg *vg = build(&t);
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT };
+	struct pf_aapolicy *p = decide(vg, &in);
+	const char *const rv[] = {
+		"V:activation/auto_activation_volume_list configuration setting not defined: All "
+		"logical volumes will be auto-activated.",
+		"V:Activating logical volume vg1/rv.",
+		"V:activation/volume_list configuration setting not defined: Checking only host "
+		"tags for vg1/rv.",
+		"E:Refusing activation of RAID LV vg1/rv with visible SubLVs.",
+		NULL,
+	};
+
+	/* The visible images are top-level LVs for -aay too (lvm2 would try them). */
+	ck_assert_str_eq(letters(p), "ShAhhAhASAh");
+	check_lv_msgs(vg, &in, p, "rv", rv);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+START_TEST(test_unknown_segment_flags)
+{
+	static const struct tlv lvs[] = {
+		{ "known", "RWV", NULL, NULL, "type = \"raid5+RESHAPE+REMOVE_AFTER_RESHAPE\"" },
+		{ "badflag", "RWV", NULL, NULL, "type = \"raid5+FOO\"" },
+		{ "trail", "RWV", NULL, NULL, "type = \"zero+\"" },
+		{ "raid", "RWV", NULL, NULL, "type = \"raid\"" },
+		{ "lin", "RWV", NULL, NULL, "type = \"linear\"" },
+		{ "long", "RWV", NULL, NULL,
+		  "type = \"a-segment-type-name-much-longer-than-any-real-one\"" },
+		{ "cv", "RWV", NULL, NULL, "type = \"cache+CACHE_USES_CACHEVOL\"" },
+	};
+	const struct tvg t = { .lvs = lvs, .n_lvs = ARRAY_SIZE(lvs) };
+	struct pf_vg *vg = build(&t);
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT };
+	struct pf_aapolicy *p = decide(vg, &in);
+
+	/* From lvm2's read_segtype_and_flags(): an unknown flag keeps the whole string. */
+	ck_assert_str_eq(letters(p), "AUUUAUA");
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* ---- order of the LV gates, one pair at a time ---- */
+
+struct order_row {
+	const char *flags, *tags;
+	bool in_auto_list, cache_pool, dup, unknown;
+	bool in_volume_list;
+	char want;
+};
+
+static const struct order_row order_rows[] = {
+	/* skip flag, then auto list, then NOAUTOACTIVATE (lvm2: g, h, C3 row above). */
+	{ "ACTIVATION_SKIP", NULL, false, false, false, false, true, 'k' },
+	{ "NOAUTOACTIVATE", NULL, false, false, false, false, true, 'l' },
+	{ "NOAUTOACTIVATE", NULL, true, true, true, true, false, 'n' },
+	/* then lv_change_activate: cache pool before duplicates (both count/fail) */
+	{ NULL, NULL, true, true, true, true, false, 'c' },
+	{ NULL, NULL, true, false, true, true, false, 'D' },
+	/* then the activation filter, before the unknown segment */
+	{ NULL, NULL, true, false, false, true, false, 'v' },
+	{ NULL, NULL, true, false, false, true, true, 'U' },
+	{ NULL, NULL, true, false, false, false, true, 'A' },
+};
+
+START_TEST(test_gate_order)
+{
+	const struct order_row *row = &order_rows[_i];
+	const char *seg = row->cache_pool ? "type = \"cache-pool\"\ndata = \"x\"" :
+			  row->unknown	  ? "type = \"frobnicate\"" :
+					    NULL;
+	const struct tlv lvs[] = { { "t", "RWV", row->flags, row->tags, seg },
+				   { "x", "RW", NULL, NULL, NULL } };
+	const struct tvg tv = { .lvs = lvs, .n_lvs = ARRAY_SIZE(lvs) };
+	struct pf_vg *vg = build(&tv);
+	const char *const yes[] = { "vg1/t" }, *const no[] = { "vg1/x" };
+	struct pf_aapolicy_input in = {
+		.mode = PF_AAPOLICY_VGCHANGE_EVENT,
+		.duplicate_pvs = row->dup,
+	};
+	struct pf_aapolicy *p;
+
+	in.auto_activation_volume_list =
+		row->in_auto_list ? (struct pf_aapolicy_list)LIST(yes) :
+				    (struct pf_aapolicy_list)LIST(no);
+	in.volume_list = row->in_volume_list ? (struct pf_aapolicy_list)LIST(yes) :
+					       (struct pf_aapolicy_list)LIST(no);
+	p = decide(vg, &in);
+	ck_assert_msg(letters(p)[0] == row->want, "row %d: %c, want %c", _i, letters(p)[0],
+		      row->want);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* ---- hostile metadata and bad input ---- */
+
+START_TEST(test_snapshot_cycle)
+{
+	static const struct tlv lvs[] = {
+		{ "a", "RW", NULL, NULL, NULL },
+		{ "b", "RW", NULL, NULL, NULL },
+		{ "s1", "RWV", NULL, NULL,
+		  "type = \"snapshot\"\norigin = \"a\"\ncow_store = \"b\"" },
+		{ "s2", "RWV", NULL, NULL,
+		  "type = \"snapshot\"\norigin = \"b\"\ncow_store = \"a\"" },
+		{ "s3", "RWV", NULL, NULL,
+		  "type = \"snapshot\"\norigin = \"s3\"\ncow_store = \"s3\"" },
+		{ "s4", "RWV", NULL, NULL,
+		  "type = \"snapshot\"\norigin = \"nope\"\ncow_store = \"a\"" },
+		{ "loop1", "RWV", NULL, NULL, "type = \"thin\"\nthin_pool = \"loop2\"" },
+		{ "loop2", "RW", NULL, NULL, "type = \"thin-pool\"\npool = \"loop1\"" },
+	};
+	const struct tvg t = { .pv_flags = { "MISSING", NULL }, .lvs = lvs,
+			       .n_lvs = ARRAY_SIZE(lvs) };
+	struct pf_vg *vg = build(&t);
+	bool active[8] = { false, false, false, false, false, false, false, true };
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT, .lv_active = active };
+	struct pf_aapolicy *p = decide(vg, &in);
+
+	/* Nothing sensible to expect beyond terminating with every LV decided. */
+	for (unsigned i = 0; i < p->n_lvs; i++)
+		ck_assert_int_ne(p->lvs[i].verdict, PF_AAPOLICY_LV_NOT_REACHED);
+	ck_assert(p->lvs[idx(vg, "a")].partial);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+START_TEST(test_bad_input)
+{
+	struct pf_vg *vg = build(&gate_vg);
+	static struct pf_aapolicy sentinel;
+	struct pf_aapolicy *p = &sentinel; /* must stay untouched */
+	struct pf_aapolicy_input in = { .mode = _PF_AAPOLICY_MODE_MAX };
+
+	ck_assert_int_eq(pf_aapolicy_decide(vg, &in, &p), -EINVAL);
+	in.mode = PF_AAPOLICY_PVSCAN;
+	in.claim = _PF_AAPOLICY_CLAIM_MAX;
+	ck_assert_int_eq(pf_aapolicy_decide(vg, &in, &p), -EINVAL);
+	in.claim = PF_AAPOLICY_CLAIM_NONE;
+	in.activation_mode = _PF_AAPOLICY_ACTIVATION_MODE_MAX;
+	ck_assert_int_eq(pf_aapolicy_decide(vg, &in, &p), -EINVAL);
+	ck_assert_ptr_eq(p, &sentinel);
+	ck_assert_ptr_null(pf_aapolicy_free(NULL));
+	/* Out-of-range LV indexes give no message lines. */
+	in.activation_mode = PF_AAPOLICY_MODE_DEGRADED;
+	p = decide(vg, &in);
+	ck_assert_int_eq(pf_aapolicy_lv_messages(vg, &in, p, 99, NULL, 0), 0);
+	ck_assert_int_eq(pf_aapolicy_lv_messages(vg, &in, p, 0, NULL, 0), 0);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+START_TEST(test_empty_vg)
+{
+	const struct tvg t = { .n_pvs = 1 };
+	struct pf_vg *vg = build(&t);
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT };
+	struct pf_aapolicy *p = decide(vg, &in);
+
+	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_OK);
+	ck_assert_uint_eq(p->n_lvs, 0);
+	ck_assert_uint_eq(p->n_expected, 0);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* Long names are cut in messages, never overflowing the line. */
+START_TEST(test_message_truncation)
+{
+	char name[128], extra[512];
+	struct tlv lvs[1] = { { name, "RWV", NULL, NULL, NULL } };
+	struct tvg t = { .extra = extra, .lvs = lvs, .n_lvs = 1 };
+	struct pf_aapolicy_msg m[PF_AAPOLICY_MSGS_MAX];
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT };
+	struct pf_vg *vg;
+	struct pf_aapolicy *p;
+	int n;
+
+	memset(name, 'x', 127);
+	name[127] = '\0';
+	(void)snprintf(extra, sizeof(extra), "system_id = \"%0250d\"", 7);
+	vg = build(&t);
+	p = decide(vg, &in);
+	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_FOREIGN);
+	n = pf_aapolicy_vg_messages(vg, &in, p, m, 1); /* only room for one */
+	ck_assert_int_eq(n, 1);
+	ck_assert_uint_lt(strlen(m[0].text), PF_AAPOLICY_MSG_MAX);
+	pf_aapolicy_free(p);
+	in.system_id = extra + 13; /* the same ID: the VG is ours */
+	extra[13 + 250] = '\0';
+	p = decide(vg, &in);
+	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_OK);
+	n = pf_aapolicy_lv_messages(vg, &in, p, 0, m, ARRAY_SIZE(m));
+	ck_assert_int_eq(n, 3);
+	ck_assert_ptr_nonnull(strstr(m[1].text, name));
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+START_TEST(test_input_from_settings)
+{
+	char *aal[] = { (char[]){ "vga" } }, *tags[] = { (char[]){ "foo" } };
+	struct pf_settings s = { 0 };
+	struct pf_aapolicy_input in;
+
+	s.auto_activation_volume_list = (struct pf_settings_strv){ .set = true, .n = 1, .v = aal };
+	s.volume_list = (struct pf_settings_strv){ .set = true, .n = 0 };
+	s.host_tags = (struct pf_settings_strv){ .set = true, .n = 1, .v = tags };
+	s.system_id = (char[]){ "thishost" };
+	s.system_id_unknown = false;
+	memset(&in, 0xff, sizeof(in));
+	pf_aapolicy_input_from_settings(&s, PF_AAPOLICY_PVSCAN, &in);
+	ck_assert_int_eq(in.mode, PF_AAPOLICY_PVSCAN);
+	ck_assert_int_eq(in.claim, PF_AAPOLICY_CLAIM_NONE);
+	ck_assert(in.auto_activation_volume_list.set);
+	ck_assert_uint_eq(in.auto_activation_volume_list.n, 1);
+	ck_assert_str_eq(in.auto_activation_volume_list.v[0], "vga");
+	ck_assert(in.volume_list.set);
+	ck_assert_uint_eq(in.volume_list.n, 0);
+	ck_assert_str_eq(in.host_tags.v[0], "foo");
+	ck_assert_str_eq(in.system_id, "thishost");
+	ck_assert(!in.extra_system_ids.set);
+	ck_assert_int_eq(in.activation_mode, PF_AAPOLICY_MODE_DEGRADED);
+	ck_assert_ptr_null(in.pv_present);
+	ck_assert_ptr_null(in.lv_active);
+	ck_assert(!in.duplicate_pvs);
+}
+END_TEST
+
+START_TEST(test_error_verdicts)
+{
+	for (int v = 0; v < _PF_AAPOLICY_LV_VERDICT_MAX; v++) {
+		bool want = v == PF_AAPOLICY_LV_DUPLICATE_PVS ||
+			    v == PF_AAPOLICY_LV_INTEGRITY_RECALC ||
+			    v == PF_AAPOLICY_LV_COMPONENT_ACTIVE || v == PF_AAPOLICY_LV_PARTIAL ||
+			    v == PF_AAPOLICY_LV_UNKNOWN_SEGMENT ||
+			    v == PF_AAPOLICY_LV_RAID_VISIBLE_SUBLVS;
+
+		ck_assert_int_eq(pf_aapolicy_lv_is_error((enum pf_aapolicy_lv_verdict)v), want);
+	}
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("aapolicy");
+	TCase *tc = tcase_create("aapolicy");
+
+	tcase_add_loop_test(tc, test_gates, 0, (int)ARRAY_SIZE(gate_rows));
+	tcase_add_test(tc, test_gate_messages);
+	tcase_add_loop_test(tc, test_list_matches, 0, (int)ARRAY_SIZE(match_rows));
+	tcase_add_test(tc, test_empty_list_matches_nothing);
+	tcase_add_loop_test(tc, test_vg_gates, 0, (int)ARRAY_SIZE(vg_rows));
+	tcase_add_test(tc, test_incomplete);
+	tcase_add_test(tc, test_incomplete_noautoactivate);
+	tcase_add_test(tc, test_reappeared_pv_in_use);
+	tcase_add_test(tc, test_reappeared_pv_unused);
+	tcase_add_test(tc, test_kinds);
+	tcase_add_test(tc, test_sparse_snapshot_list);
+	tcase_add_test(tc, test_kind_flags);
+	tcase_add_test(tc, test_partial_stacks);
+	tcase_add_test(tc, test_partial_pv_missing_device);
+	tcase_add_test(tc, test_already_active);
+	tcase_add_test(tc, test_component_active);
+	tcase_add_test(tc, test_duplicate_pvs);
+	tcase_add_test(tc, test_integrity_recalculate);
+	tcase_add_test(tc, test_raid_visible_sublvs);
+	tcase_add_test(tc, test_unknown_segment_flags);
+	tcase_add_loop_test(tc, test_gate_order, 0, (int)ARRAY_SIZE(order_rows));
+	tcase_add_test(tc, test_snapshot_cycle);
+	tcase_add_test(tc, test_bad_input);
+	tcase_add_test(tc, test_empty_vg);
+	tcase_add_test(tc, test_message_truncation);
+	tcase_add_test(tc, test_input_from_settings);
+	tcase_add_test(tc, test_error_verdicts);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+PF_UNIT_MAIN()
