@@ -255,6 +255,19 @@ int pf_dm_bdev_read_ahead(const char *path, uint32_t *ret)
 	return r;
 }
 
+bool pf_dm_available(const char *dev_dir)
+{
+	char path[512];
+	int fd;
+
+	(void)snprintf(path, sizeof(path), "%s/mapper/control", dev_dir);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	(void)close(fd);
+	return true;
+}
+
 void pf_dm_release(void)
 {
 	dm_lib_release();

@@ -58,6 +58,12 @@ int pf_dm_wait(struct pf_dm_batch *b, unsigned timeout_ms) _nonnull_(1) _must_ch
 /* The read-ahead of a block device, in sectors (BLKRAGET), as lvm2 reads it. */
 int pf_dm_bdev_read_ahead(const char *path, uint32_t *ret) _nonnull_(1, 2) _must_check_;
 
+/*
+ * Whether the kernel has device-mapper: <dev_dir>/mapper/control opens. Asked quietly, before
+ * libdevmapper (which complains on stderr) is touched.
+ */
+bool pf_dm_available(const char *dev_dir) _nonnull_(1);
+
 /* Free libdevmapper's caches; call when done with device-mapper. */
 void pf_dm_release(void);
 

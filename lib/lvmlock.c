@@ -69,9 +69,10 @@ static bool vgname_lockable(const char *vgname)
 	       strcmp(vgname, ".") != 0 && strcmp(vgname, "..") != 0;
 }
 
-int pf_lvmlock_vg(const char *lock_dir, const char *vgname, bool exclusive,
+int pf_lvmlock_vg(const char *lock_dir, const char *vgname, bool exclusive, bool nowait,
 		  struct pf_lvmlock *ret)
 {
+	int nb = nowait ? LOCK_NB : 0;
 	_cleanup_free_ char *path = NULL, *aux = NULL;
 	int aux_fd, fd;
 
@@ -92,18 +93,18 @@ int pf_lvmlock_vg(const char *lock_dir, const char *vgname, bool exclusive,
 	 * Writer priority: a writer holds aux while it waits for the lock, so readers, who
 	 * pass through aux first, queue behind it.
 	 */
-	aux_fd = lock_file(aux, LOCK_EX);
+	aux_fd = lock_file(aux, LOCK_EX | nb);
 	if (aux_fd < 0)
-		return aux_fd;
+		return aux_fd == -EAGAIN ? -EWOULDBLOCK : aux_fd;
 	if (exclusive) {
-		fd = lock_file(path, LOCK_EX);
+		fd = lock_file(path, LOCK_EX | nb);
 		unlock_file(aux_fd, aux);
 	} else {
 		unlock_file(aux_fd, aux);
-		fd = lock_file(path, LOCK_SH);
+		fd = lock_file(path, LOCK_SH | nb);
 	}
 	if (fd < 0)
-		return fd;
+		return fd == -EAGAIN ? -EWOULDBLOCK : fd;
 	ret->fd = fd;
 	ret->path = TAKE_PTR(path);
 	return 0;

@@ -18,11 +18,13 @@ struct pf_lvmlock {
 };
 
 /*
- * Wait for the lock of VG vgname, exclusive (activation, as lvm2's vgchange -aay) or shared.
- * Creates lock_dir (mode 0700) when missing. -EINVAL for a name lvm2 would never lock.
+ * Take the lock of VG vgname, exclusive (activation, as lvm2's vgchange -aay) or shared,
+ * waiting for it, or with nowait -EWOULDBLOCK when someone holds it (a caller that holds
+ * other VG locks must not wait: that is how two lockers deadlock). Creates lock_dir (mode
+ * 0700) when missing. -EINVAL for a name lvm2 would never lock.
  */
-int pf_lvmlock_vg(const char *lock_dir, const char *vgname, bool exclusive,
-		  struct pf_lvmlock *ret) _nonnull_(1, 2, 4) _must_check_;
+int pf_lvmlock_vg(const char *lock_dir, const char *vgname, bool exclusive, bool nowait,
+		  struct pf_lvmlock *ret) _nonnull_(1, 2, 5) _must_check_;
 void pf_lvmlock_release(struct pf_lvmlock *l);
 
 #endif /* PF_LVMLOCK_H */

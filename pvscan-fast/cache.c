@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "activation.h"
 #include "cmd.h"
 #include "coalesce.h"
 #include "log.h"
@@ -26,9 +27,9 @@
 
 extern char **environ;
 
-/* lvm2's log_print: stdout, two leading spaces; silenced entirely by --udevoutput. */
-static void out(const struct pf_opts *o, const char *fmt, ...) _printf_(2, 3);
-static void out(const struct pf_opts *o, const char *fmt, ...)
+#define out pf_cmd_out
+
+void pf_cmd_out(const struct pf_opts *o, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -196,55 +197,6 @@ static void print_probe(const struct pf_scan_dev *d)
 	}
 }
 
-/*
- * Until native activation lands, complete VGs are activated by lvm2 itself, as
- * its udev rule does. PVSCAN_FAST_LVM names another lvm binary (or wrapper).
- * --config and --devicesfile go along: lvm2's pvscan activates under them.
- */
-static int activate_vg(const struct pf_opts *o, const char *vgname)
-{
-	const char *lvm = getenv("PVSCAN_FAST_LVM");
-	static const char *const head[] = { "vgchange", "-aay", "--autoactivation", "event" };
-	_cleanup_free_ char **argv = NULL;
-	posix_spawn_file_actions_t fa;
-	size_t n = 0;
-	pid_t pid;
-	int st, r;
-
-	/* o->n_config is capped by main.c's CONFIG_ARGS_MAX */
-	argv = calloc(1 + ARRAY_SIZE(head) + 2 * o->n_config + 2 + 2, sizeof(*argv));
-	if (!argv)
-		return -ENOMEM;
-	if (!lvm || !*lvm)
-		lvm = PF_LVM_PATH;
-	argv[n++] = (char *)lvm;
-	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
-		argv[n++] = (char *)head[i];
-	for (size_t i = 0; i < o->n_config; i++) {
-		argv[n++] = (char *)"--config";
-		argv[n++] = (char *)o->config[i];
-	}
-	if (o->devicesfile) {
-		argv[n++] = (char *)"--devicesfile";
-		argv[n++] = (char *)o->devicesfile;
-	}
-	argv[n++] = (char *)vgname;
-	(void)fflush(stdout);
-	/* With --udevoutput our stdout is udev's IMPORT: lvm2's chatter goes to stderr. */
-	r = posix_spawn_file_actions_init(&fa);
-	if (r == 0 && o->udevoutput)
-		r = posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
-	if (r == 0)
-		r = posix_spawn(&pid, lvm, &fa, NULL, argv, environ);
-	(void)posix_spawn_file_actions_destroy(&fa);
-	if (r != 0)
-		return -r;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
-}
-
 static bool any_device(const struct pf_scan *scan)
 {
 	for (size_t i = 0; i < scan->n; i++)
@@ -364,11 +316,13 @@ static bool in_items(const struct pf_pending *items, size_t n, unsigned major, u
  * activating leaves the VG to the next leader instead of down for good. With
  * --udevoutput, our own device's VG is left to the udev rule that imports the line.
  */
-static void autoactivate(struct job *j, const struct pf_pvscan *ps)
+static void autoactivate(struct job *j, const struct pf_pvscan *ps, const struct pf_scan *scan)
 {
 	const struct pf_opts *o = j->o;
-	_cleanup_free_ bool *todo = NULL;
+	_cleanup_free_ char(*todo)[PF_NAME_MAX + 1] = NULL;
+	struct pf_activation a = { .o = o, .paths = j->paths, .st = j->st, .c = j->c };
 	int pid = (int)getpid();
+	size_t n = 0;
 
 	todo = calloc(ps->n_complete ? ps->n_complete : 1, sizeof(*todo));
 	if (!todo) {
@@ -401,20 +355,11 @@ static void autoactivate(struct job *j, const struct pf_pvscan *ps)
 			continue;
 		}
 		out(o, PVSCAN "VG %s run autoactivation.", pid, vg);
-		todo[i] = true;
+		memcpy(todo[n++], vg, sizeof(todo[0]));
 	}
-	for (size_t i = 0; i < ps->n_complete; i++) {
-		const char *vg = ps->complete_vgs[i];
-
-		if (!todo[i])
-			continue;
-		if (!o->test && activate_vg(o, vg) < 0) {
-			pf_err("  " PVSCAN "%s: autoactivation failed.", pid, vg);
-			j->status = PF_EXIT_FAILED;
-		}
-		if (j->c)
-			pf_coalesce_activation_end(j->c, vg);
-	}
+	pf_activation_run(&a, todo, n, scan);
+	if (a.status != PF_EXIT_OK)
+		j->status = a.status;
 }
 
 static unsigned pvscan_flags(const struct job *j, bool activate)
@@ -574,7 +519,7 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 	if (o->udevoutput && j->own_vg[0] && found_complete(&ps, j->own_vg))
 		j->own_complete = true;
 	if (activate) {
-		autoactivate(j, &ps);
+		autoactivate(j, &ps, &scan);
 	} else if (j->c && o->udevoutput && j->own_complete && !j->udev_line_done) {
 		(void)printf("LVM_VG_NAME_COMPLETE='%s'\n", j->own_vg);
 		j->udev_line_done = true;
@@ -683,18 +628,16 @@ static int leader_round(void *ctx, struct pf_coalesce *c _unused_, const struct 
 static int leader_recover_vg(void *ctx, struct pf_coalesce *c, const char *vg)
 {
 	struct job *j = ctx;
-	int pid = (int)getpid();
+	struct pf_activation a = { .o = j->o, .paths = j->paths, .st = j->st, .c = c };
 
 	/* Claimed already, or not: either way this VG is ours to finish. */
 	if (pf_state_vg_online_claim(j->paths->run, vg) < 0)
 		pf_debug("  VG %s was claimed already", vg);
-	out(j->o, PVSCAN "VG %s run autoactivation (left unfinished by a leader that died).", pid,
-	    vg);
-	if (!j->o->test && activate_vg(j->o, vg) < 0) {
-		pf_err("  " PVSCAN "%s: autoactivation failed.", pid, vg);
-		j->status = PF_EXIT_FAILED;
-	}
-	pf_coalesce_activation_end(c, vg);
+	out(j->o, PVSCAN "VG %s run autoactivation (left unfinished by a leader that died).",
+	    (int)getpid(), vg);
+	pf_activation_recover(&a, vg);
+	if (a.status != PF_EXIT_OK)
+		j->status = a.status;
 	return 0;
 }
 

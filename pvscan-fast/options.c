@@ -361,6 +361,12 @@ static int parse_args(int argc, char **argv, struct pf_opts *o, struct parse *ps
 		case O_NOCOALESCE: o->no_coalesce = true; break;
 		case O_AUTOACTIVATION: o->autoactivation = optarg; break;
 		case O_DEVICESFILE: o->devicesfile = optarg; break;
+		case O_DRIVERLOADED:
+			o->driverloaded = optarg;
+			/* lvm2's boolean words: do not touch device-mapper */
+			o->driverloaded_no = strcmp(optarg, "n") == 0 || strcmp(optarg, "no") == 0 ||
+					     strcmp(optarg, "0") == 0;
+			break;
 		case O_JOURNAL:
 			o->journal_output = strcmp(optarg, "output") == 0;
 			break;

@@ -285,6 +285,7 @@ left_by_crash() {
 # expect_left SCENARIO STEP: the state a crash at STEP leaves, by the protocol. The crashing
 # invocation's entry is d2's; in scenario later, my-vg's PV was queued by a follower before.
 expect_left() {
+	alt=
 	t="$DEVNO_t2,a,0"
 	h="$DEVNO_h0,a,0"
 	both=$(printf '%s\n' "$t" "$h" | LC_ALL=C sort | tr '\n' ' ')
@@ -301,12 +302,14 @@ expect_left() {
 	later/taken) want="${i}journal=0 pv=0 claimed=0 act=0" ;;
 	later/round-done) want="${i}journal=0 pv=2 claimed=2 act=2" ;;
 	later/activation-begun) want="${i}journal=1 pv=2 claimed=0 act=0" ;;
-	later/activation-ending) want="${i}journal=2 pv=2 claimed=2 act=1" ;;
+	# lvm2 activates up to four VGs at once: the other one may finish after the kill
+	later/activation-ending) want="${i}journal=2 pv=2 claimed=2 act=1" \
+		alt="${i}journal=2 pv=2 claimed=2 act=2" ;;
 	later/*) want="journal=0 pv=2 claimed=2 act=2" ;;
 	*) return 0 ;;
 	esac
 	got=$(left_by_crash "$1")
-	if [ "$got" = "$want" ]; then
+	if [ "$got" = "$want" ] || [ "$got" = "${alt:-}" ]; then
 		t_pass "$1/$2: crash left '$got'"
 	else
 		t_fail "$1/$2: crash left '$got', expected '$want'"

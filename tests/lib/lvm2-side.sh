@@ -13,8 +13,12 @@ mkdir -p "$ETC"
 # The activation wrapper pvscan-fast runs instead of /sbin/lvm.
 cat >"$T_DIR/lvm-wrap" <<'EOF'
 #!/bin/sh
+case " $* " in
+*" --driverloaded "*) ;;
+*) set -- "$@" --driverloaded n ;;
+esac
 exec unshare --mount --propagation private sh -c \
-	'mount --bind "$0" /run && exec lvm "$@" --driverloaded n' "${PVSCAN_FAST_RUN_DIR%/lvm}" "$@"
+	'mount --bind "$0" /run && exec lvm "$@"' "${PVSCAN_FAST_RUN_DIR%/lvm}" "$@"
 EOF
 chmod 0755 "$T_DIR/lvm-wrap"
 

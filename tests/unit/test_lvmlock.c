@@ -61,7 +61,7 @@ START_TEST(test_lock_and_release)
 	struct pf_lvmlock l = { .fd = -1 };
 	struct stat st;
 
-	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg-one", true, &l), 0);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg-one", true, false, &l), 0);
 	ck_assert_int_ge(l.fd, 0);
 	ck_assert(exists("V_vg-one"));
 	ck_assert(!exists("V_vg-one:aux")); /* the writer-priority file is dropped at once */
@@ -88,8 +88,8 @@ START_TEST(test_shared_locks_share)
 {
 	struct pf_lvmlock a = { .fd = -1 }, b = { .fd = -1 };
 
-	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", false, &a), 0);
-	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", false, &b), 0);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", false, false, &a), 0);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", false, false, &b), 0);
 	pf_lvmlock_release(&a);
 	ck_assert(exists("V_vg")); /* still held shared by b: not unlinked */
 	pf_lvmlock_release(&b);
@@ -112,7 +112,7 @@ START_TEST(test_waits_for_holder)
 	if (pid == 0) {
 		struct pf_lvmlock h = { .fd = -1 };
 
-		if (pf_lvmlock_vg(lock_dir, "vg", true, &h) < 0)
+		if (pf_lvmlock_vg(lock_dir, "vg", true, false, &h) < 0)
 			_exit(1);
 		(void)write(ready[1], "x", 1);
 		(void)usleep(300 * 1000);
@@ -121,8 +121,11 @@ START_TEST(test_waits_for_holder)
 	}
 	(void)close(ready[1]);
 	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	/* without waiting: someone holds it */
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, true, &l), -EWOULDBLOCK);
+	ck_assert_int_eq(l.fd, -1);
 	t0 = now_s();
-	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, &l), 0);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, false, &l), 0);
 	ck_assert(now_s() - t0 > 0.2);
 	/* the file we hold is the one the path names now */
 	{
@@ -151,7 +154,7 @@ START_TEST(test_bad_names)
 	struct pf_lvmlock l = { .fd = -7, .path = NULL };
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		ck_assert_int_eq(pf_lvmlock_vg(lock_dir, bad[i], true, &l), -EINVAL);
+		ck_assert_int_eq(pf_lvmlock_vg(lock_dir, bad[i], true, false, &l), -EINVAL);
 		ck_assert_int_eq(l.fd, -7); /* untouched on failure */
 	}
 }
@@ -164,7 +167,7 @@ START_TEST(test_lock_dir_is_a_file)
 
 	ck_assert_int_ge(fd, 0);
 	(void)close(fd);
-	ck_assert_int_lt(pf_lvmlock_vg(lock_dir, "vg", true, &l), 0);
+	ck_assert_int_lt(pf_lvmlock_vg(lock_dir, "vg", true, false, &l), 0);
 }
 END_TEST
 

@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Autoactivation of the VGs a scan found complete: claim each (vgs_online), then activate it
+ * natively through lib/activate.c, or hand it to lvm2 (`lvm vgchange -aay --autoactivation
+ * event VG`), several at once; print lvm2's lines, or with --dry-run what would be loaded.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "activate.h"
+#include "activation.h"
+#include "log.h"
+#include "state.h"
+#include "vg.h"
+
+extern char **environ;
+
+/* VGs whose devices are made before one udev wait (each holds its VG lock until then). */
+#define NATIVE_BATCH_MAX 128U
+/* lvm2 processes activating VGs at the same time. */
+#define DELEGATE_PARALLEL 4U
+
+#define PVSCAN "pvscan[%d] "
+
+#define out pf_cmd_out
+
+/*
+ * lvm2 activates the VG: PVSCAN_FAST_LVM names another lvm binary (or wrapper). --config,
+ * --devicesfile and --driverloaded go along, as lvm2's pvscan activates under them.
+ */
+static int spawn_lvm(const struct pf_opts *o, const char *vgname, int out_fd, int err_fd,
+		     pid_t *ret)
+{
+	const char *lvm = getenv("PVSCAN_FAST_LVM");
+	static const char *const head[] = { "vgchange", "-aay", "--autoactivation", "event" };
+	_cleanup_free_ char **argv = NULL;
+	posix_spawn_file_actions_t fa;
+	size_t n = 0;
+	int r;
+
+	/* o->n_config is capped by options.c's CONFIG_ARGS_MAX */
+	argv = calloc(1 + ARRAY_SIZE(head) + 2 * o->n_config + 2 + 2 + 2, sizeof(*argv));
+	if (!argv)
+		return -ENOMEM;
+	if (!lvm || !*lvm)
+		lvm = PF_LVM_PATH;
+	argv[n++] = (char *)lvm;
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+		argv[n++] = (char *)head[i];
+	for (size_t i = 0; i < o->n_config; i++) {
+		argv[n++] = (char *)"--config";
+		argv[n++] = (char *)o->config[i];
+	}
+	if (o->devicesfile) {
+		argv[n++] = (char *)"--devicesfile";
+		argv[n++] = (char *)o->devicesfile;
+	}
+	if (o->driverloaded) {
+		argv[n++] = (char *)"--driverloaded";
+		argv[n++] = (char *)o->driverloaded;
+	}
+	argv[n++] = (char *)vgname;
+	(void)fflush(stdout);
+	/* With --udevoutput our stdout is udev's IMPORT: lvm2's chatter goes to stderr. */
+	r = posix_spawn_file_actions_init(&fa);
+	if (r == 0)
+		r = posix_spawn_file_actions_adddup2(&fa, o->udevoutput ? err_fd : out_fd,
+						     STDOUT_FILENO);
+	if (r == 0)
+		r = posix_spawn_file_actions_adddup2(&fa, err_fd, STDERR_FILENO);
+	if (r == 0)
+		r = posix_spawn(ret, lvm, &fa, NULL, argv, environ);
+	(void)posix_spawn_file_actions_destroy(&fa);
+	return -r;
+}
+
+static bool exited_ok(int st)
+{
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static void vg_failed(struct pf_activation *a, const char *vg)
+{
+	pf_err("  " PVSCAN "%s: autoactivation failed.", (int)getpid(), vg);
+	a->status = PF_EXIT_FAILED;
+}
+
+static void journal_end(struct pf_activation *a, const char *vg)
+{
+	if (a->c)
+		pf_coalesce_activation_end(a->c, vg);
+}
+
+/* One lvm2 process: what it writes is kept until the ones before it were shown. */
+struct child {
+	pid_t pid;
+	int out_fd, err_fd; /* memfds */
+	bool done, ok;
+};
+
+static void child_close(struct child *c)
+{
+	if (c->out_fd >= 0)
+		(void)close(c->out_fd);
+	if (c->err_fd >= 0)
+		(void)close(c->err_fd);
+	c->out_fd = c->err_fd = -1;
+}
+
+static void copy_out(int from, FILE *to)
+{
+	char buf[8192];
+	ssize_t k;
+
+	if (from < 0 || lseek(from, 0, SEEK_SET) < 0)
+		return;
+	while ((k = read(from, buf, sizeof(buf))) > 0)
+		(void)fwrite(buf, 1, (size_t)k, to);
+	(void)fflush(to);
+}
+
+static int start_child(struct pf_activation *a, const char *vg, struct child *c)
+{
+	int r;
+
+	c->out_fd = memfd_create("lvm-stdout", MFD_CLOEXEC);
+	c->err_fd = memfd_create("lvm-stderr", MFD_CLOEXEC);
+	if (c->out_fd < 0 || c->err_fd < 0) {
+		child_close(c);
+		return -errno;
+	}
+	r = spawn_lvm(a->o, vg, c->out_fd, c->err_fd, &c->pid);
+	if (r < 0)
+		child_close(c);
+	return r;
+}
+
+/*
+ * Hand VGs to lvm2, at most DELEGATE_PARALLEL at a time. Their output is shown in the order
+ * the VGs were claimed, as lvm2's own pvscan would print it, and each VG's journal entry
+ * ends once its lvm2 is done.
+ */
+static void delegate(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], size_t n)
+{
+	_cleanup_free_ struct child *ch = calloc(n ? n : 1, sizeof(*ch));
+	size_t next = 0, shown = 0, running = 0;
+
+	if (!ch) {
+		a->status = PF_EXIT_FAILED;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ch[i] = (struct child){ .pid = -1, .out_fd = -1, .err_fd = -1 };
+	while (shown < n) {
+		int st;
+		pid_t pid;
+
+		while (running < DELEGATE_PARALLEL && next < n) {
+			if (start_child(a, vgs[next], &ch[next]) < 0) {
+				pf_err("  Cannot run %s to activate VG %s.", PF_LVM_PATH, vgs[next]);
+				ch[next].done = true;
+			} else {
+				running++;
+			}
+			next++;
+		}
+		while (shown < n && ch[shown].done) {
+			copy_out(ch[shown].out_fd, stdout);
+			copy_out(ch[shown].err_fd, stderr);
+			child_close(&ch[shown]);
+			if (!ch[shown].ok)
+				vg_failed(a, vgs[shown]);
+			journal_end(a, vgs[shown]);
+			shown++;
+		}
+		if (running == 0)
+			continue;
+		pid = waitpid(-1, &st, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (size_t i = shown; i < next; i++)
+			if (ch[i].pid == pid && !ch[i].done) {
+				ch[i].done = true;
+				ch[i].ok = exited_ok(st);
+				running--;
+				break;
+			}
+	}
+	for (size_t i = shown; i < n; i++)
+		child_close(&ch[i]);
+}
+
+static void print_msgs(const struct pf_opts *o, const struct pf_activate_result *res)
+{
+	int pid = (int)getpid();
+
+	for (size_t i = 0; i < res->n_msgs; i++) {
+		const struct pf_aapolicy_msg *m = &res->msgs[i];
+		const char *pre = m->pvscan_prefix ? "pvscan[" : "";
+
+		switch (m->level) {
+		case PF_AAPOLICY_LOG_DEBUG:
+			pf_debug("  %s%.0d%s%s", pre, m->pvscan_prefix ? pid : 0,
+				 m->pvscan_prefix ? "] " : "", m->text);
+			break;
+		case PF_AAPOLICY_LOG_VERBOSE:
+			pf_info("  %s%.0d%s%s", pre, m->pvscan_prefix ? pid : 0,
+				m->pvscan_prefix ? "] " : "", m->text);
+			break;
+		case PF_AAPOLICY_LOG_PRINT:
+			if (m->pvscan_prefix)
+				out(o, PVSCAN "%s", pid, m->text);
+			else
+				out(o, "%s", m->text);
+			break;
+		case PF_AAPOLICY_LOG_WARN:
+		case PF_AAPOLICY_LOG_ERROR:
+			if (m->pvscan_prefix)
+				pf_err("  " PVSCAN "%s", pid, m->text);
+			else
+				pf_err("  %s", m->text);
+			break;
+		case _PF_AAPOLICY_LEVEL_MAX:
+			break;
+		}
+	}
+}
+
+/* --dry-run: for each LV, what would be loaded, or why not. */
+static void print_plan(const struct pf_opts *o, const char *vg, const struct pf_activate_result *res)
+{
+	if (res->outcome == PF_ACTIVATE_DELEGATE) {
+		out(o, "VG %s: would be activated by lvm2: %s.", vg, res->reason);
+		return;
+	}
+	if (res->outcome == PF_ACTIVATE_FAILED || (res->reason[0] && res->n_lvs == 0)) {
+		out(o, "VG %s: not activated: %s.", vg, res->reason);
+		return;
+	}
+	for (size_t i = 0; i < res->n_lvs; i++) {
+		const struct pf_activate_lv *lv = &res->lvs[i];
+
+		if (lv->kind != PF_ACTIVATE_LV_LOADED) {
+			out(o, "LV %s/%s: skipped: %s.", vg, lv->lv, lv->reason);
+			continue;
+		}
+		out(o, "LV %s/%s: name %s uuid %s%s", vg, lv->lv, lv->dm_name, lv->dm_uuid,
+		    lv->read_only ? " read-only" : "");
+		if (!o->udevoutput)
+			for (const char *p = lv->table; p && *p;) {
+				const char *nl = strchr(p, '\n');
+				int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+				(void)printf("    %.*s\n", len, p);
+				p = nl ? nl + 1 : p + len;
+			}
+	}
+}
+
+/* The VG's PVs and where they are, from its metadata and the pvs_online files. */
+static int vg_pvs(const struct pf_activation *a, const struct pf_vg *vg,
+		  struct pf_activate_pv **ret, char (**ret_paths)[PF_STATE_NAME_LEN])
+{
+	struct pf_activate_pv *pvs = calloc(vg->n_pvs ? vg->n_pvs : 1, sizeof(*pvs));
+	char (*paths)[PF_STATE_NAME_LEN] = calloc(vg->n_pvs ? vg->n_pvs : 1, sizeof(*paths));
+
+	if (!pvs || !paths) {
+		free(pvs);
+		free(paths);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < vg->n_pvs; i++) {
+		struct pf_state_pv st;
+
+		memcpy(pvs[i].pvid, vg->pvs[i].id, sizeof(pvs[i].pvid));
+		if (pf_state_pv_online_read(a->paths->run, vg->pvs[i].id, &st) < 0)
+			continue;
+		pvs[i].major = st.major;
+		pvs[i].minor = st.minor;
+		if (st.devname[0])
+			(void)snprintf(paths[i], sizeof(paths[i]), "%s", st.devname);
+		else
+			(void)snprintf(paths[i], sizeof(paths[i]), "%s/block/%u:%u", a->paths->dev,
+				       st.major, st.minor);
+		pvs[i].path = paths[i];
+	}
+	*ret = pvs;
+	*ret_paths = paths;
+	return 0;
+}
+
+/* The VG's metadata as the scan found it, from any device of it read in this pass. */
+static const struct pf_vg *find_vg(const struct pf_scan *scan, const char *name)
+{
+	for (size_t i = 0; i < scan->n; i++) {
+		const struct pf_vg *vg;
+
+		if (scan->devs[i].outcome != PF_SCAN_READ)
+			continue;
+		vg = pf_probe_vg(&scan->devs[i].probe);
+		if (vg && strcmp(vg->name, name) == 0)
+			return vg;
+	}
+	return NULL;
+}
+
+/* The end of a native batch: wait for udev once, then say what is active and unlock. */
+static void finish_batch(struct pf_activation *a, struct pf_dm_batch *b,
+			 struct pf_activate_result *res, char (*names)[PF_NAME_MAX + 1], size_t n)
+{
+	int r = pf_dm_wait(b, PF_DM_UDEV_TIMEOUT_MS);
+
+	if (r == -ETIMEDOUT)
+		pf_warn("  WARNING: udev did not process the new devices within %u s; their links "
+			"may be missing.", PF_DM_UDEV_TIMEOUT_MS / 1000U);
+	for (size_t i = 0; i < n; i++) {
+		if (res[i].say_now_active)
+			out(a->o, "%u logical volume(s) in volume group \"%s\" now active",
+			    res[i].n_now_active, names[i]);
+		pf_activate_result_release(&res[i]);
+		journal_end(a, names[i]);
+	}
+}
+
+void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], size_t n,
+		       const struct pf_scan *scan)
+{
+	const struct pf_opts *o = a->o;
+	struct pf_activate_opts ao = { .lock_dir = a->paths->lock, .sys_dir = a->paths->sys,
+				       .settings = a->st, .dry_run = o->test };
+	_cleanup_free_ struct pf_activate_result *held = NULL;
+	_cleanup_free_ char(*held_names)[PF_NAME_MAX + 1] = NULL;
+	_cleanup_free_ char(*lvm2_vgs)[PF_NAME_MAX + 1] = NULL;
+	struct pf_dm_batch batch = { 0 };
+	size_t n_held = 0, n_lvm2 = 0;
+	/* Without device-mapper (or told not to use it) lvm2 says what can be done. */
+	bool native = !o->driverloaded_no && (o->test || pf_dm_available(a->paths->dev));
+
+	held = calloc(NATIVE_BATCH_MAX, sizeof(*held));
+	held_names = calloc(NATIVE_BATCH_MAX, sizeof(*held_names));
+	lvm2_vgs = calloc(n ? n : 1, sizeof(*lvm2_vgs));
+	if (!held || !held_names || !lvm2_vgs) {
+		a->status = PF_EXIT_FAILED;
+		return;
+	}
+	/* In claim order, as lvm2 prints; see below for how several VG locks are held. */
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ struct pf_activate_pv *pvs = NULL;
+		_cleanup_free_ char(*paths)[PF_STATE_NAME_LEN] = NULL;
+		const struct pf_vg *vg = native ? find_vg(scan, vgs[i]) : NULL;
+		struct pf_activate_result res;
+
+		int r = -ENOENT;
+
+		/*
+		 * Holding the locks of VGs whose devices wait for udev, we must not wait for
+		 * another: whoever holds it may be waiting for one of ours. So the lock is
+		 * tried; when it is busy the batch is finished first and the lock waited for.
+		 */
+		if (vg && vg_pvs(a, vg, &pvs, &paths) == 0) {
+			ao.lock_nowait = n_held > 0;
+			r = pf_activate_vg(&ao, vgs[i], pvs, vg->n_pvs, &batch, &res);
+			if (r == -EWOULDBLOCK) {
+				finish_batch(a, &batch, held, held_names, n_held);
+				n_held = 0;
+				ao.lock_nowait = false;
+				r = pf_activate_vg(&ao, vgs[i], pvs, vg->n_pvs, &batch, &res);
+			}
+		}
+		/* --driverloaded n, no metadata at hand, out of memory: lvm2 decides */
+		if (r < 0) {
+			memcpy(lvm2_vgs[n_lvm2++], vgs[i], sizeof(vgs[i]));
+			continue;
+		}
+		if (o->test)
+			print_plan(o, vgs[i], &res);
+		else
+			print_msgs(o, &res);
+		switch (res.outcome) {
+		case PF_ACTIVATE_DONE:
+			if (o->test) {
+				pf_activate_result_release(&res);
+				journal_end(a, vgs[i]);
+				break;
+			}
+			held[n_held] = res;
+			memcpy(held_names[n_held++], vgs[i], sizeof(vgs[i]));
+			if (n_held == NATIVE_BATCH_MAX) {
+				finish_batch(a, &batch, held, held_names, n_held);
+				n_held = 0;
+			}
+			break;
+		case PF_ACTIVATE_DELEGATE:
+			pf_info("  VG %s is activated by lvm2: %s.", vgs[i], res.reason);
+			pf_activate_result_release(&res);
+			if (o->test) {
+				journal_end(a, vgs[i]);
+				break;
+			}
+			memcpy(lvm2_vgs[n_lvm2++], vgs[i], sizeof(vgs[i]));
+			break;
+		case PF_ACTIVATE_FAILED:
+			if (!o->test) {
+				pf_err("  VG %s: %s.", vgs[i], res.reason);
+				vg_failed(a, vgs[i]);
+			}
+			pf_activate_result_release(&res);
+			journal_end(a, vgs[i]);
+			break;
+		}
+	}
+	finish_batch(a, &batch, held, held_names, n_held);
+	pf_dm_release();
+	if (o->test) {
+		for (size_t i = 0; i < n_lvm2; i++) {
+			out(o, "VG %s: would be activated by lvm2.", lvm2_vgs[i]);
+			journal_end(a, lvm2_vgs[i]);
+		}
+		return;
+	}
+	delegate(a, lvm2_vgs, n_lvm2);
+}
+
+void pf_activation_recover(struct pf_activation *a, const char *vg)
+{
+	char one[1][PF_NAME_MAX + 1];
+
+	/* lvm2 finds the VG's devices itself; a dead leader's VG is rare enough not to care. */
+	(void)snprintf(one[0], sizeof(one[0]), "%s", vg);
+	if (a->o->test) {
+		journal_end(a, vg);
+		return;
+	}
+	delegate(a, one, 1);
+}

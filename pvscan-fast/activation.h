@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Autoactivation of complete VGs for the command: native through lib/, or by lvm2. */
+#ifndef PF_CMD_ACTIVATION_H
+#define PF_CMD_ACTIVATION_H
+
+#include <stddef.h>
+
+#include "cmd.h"
+#include "coalesce.h"
+#include "names.h"
+#include "paths.h"
+#include "scan.h"
+#include "settings.h"
+
+struct pf_activation {
+	const struct pf_opts *o;
+	const struct pf_paths *paths;
+	const struct pf_settings *st;
+	struct pf_coalesce *c; /* the leader's journal, or NULL: each VG's entry ends with it */
+	int status;	       /* PF_EXIT_FAILED once a VG failed */
+};
+
+/*
+ * Activate the claimed VGs vgs[0..n), in that order, whose metadata
+ * some device of scan carries: natively where lib/activate.c can, the rest by lvm2, at most
+ * a few at a time. With --test, print what would be done instead.
+ */
+void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], size_t n,
+		       const struct pf_scan *scan);
+
+/* A VG a dead leader left journaled: activate it (lvm2 finds its devices). */
+void pf_activation_recover(struct pf_activation *a, const char *vg);
+
+#endif /* PF_CMD_ACTIVATION_H */
