@@ -56,6 +56,7 @@ enum opt {
 	O_JSON,
 	O_TIMEOUT,
 	O_NOCOALESCE,
+	O_DRYRUN,
 	_O_MAX,
 };
 
@@ -67,7 +68,7 @@ enum opt {
 	 BIT(O_HELP) | BIT(O_LONGHELP) | BIT(O_NOLOCKING) | BIT(O_LOCKOPT) | BIT(O_PROFILE) |      \
 	 BIT(O_QUIET) | BIT(O_VERBOSE) | BIT(O_VERSION) | BIT(O_YES) | BIT(O_TEST) |               \
 	 BIT(O_DEVICESFILE) | BIT(O_DEVICES) | BIT(O_NOHINTS) | BIT(O_JOURNAL) | BIT(O_TIMEOUT) | \
-	 BIT(O_NOCOALESCE))
+	 BIT(O_NOCOALESCE) | BIT(O_DRYRUN))
 
 /* pvscan's --cache command definitions (lvm2 command-lines.in), in lvm2's order. */
 static const struct form {
@@ -128,6 +129,7 @@ static const struct option long_options[] = {
 	{ "json", no_argument, NULL, O_JSON },
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{ "nocoalesce", no_argument, NULL, O_NOCOALESCE },
+	{ "dryrun", no_argument, NULL, O_DRYRUN }, /* --dry-run: lvm2 drops the hyphens */
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -172,17 +174,20 @@ static void usage(FILE *f)
 		"  --devicesfile NAME  use this devices file (\"\" disables it)\n"
 		"  --timeout SECONDS   give up on a device that does not answer (default 30)\n"
 		"  --nocoalesce        act alone, as lvm2's pvscan: no queue, no leader lock\n"
+		"  --driverloaded n    no device-mapper calls: lvm2 activates every VG\n"
 		"  --dump              show what is on each DEVICE and why (no state written)\n"
 		"  --json              with --dump: machine-readable output\n"
 		"  -v, --verbose       more messages (repeat for debug output)\n"
 		"  -q, --quiet         fewer messages\n"
 		"  -d, --debug         debug messages\n"
-		"  -t, --test          accepted for lvm2 compatibility\n"
+		"  -t, --test, --dry-run  change nothing: print for each LV the device-mapper\n"
+		"                      name, UUID and table it would load, or why not\n"
 		"  -h, --help          show this help\n"
 		"  --version           show the version\n"
 		"\n"
+		"\n"
 		"Accepted and ignored for lvm2 compatibility: --commandprofile, --profile,\n"
-		"--driverloaded, --nolocking, --lockopt, --ignorelockingfailure, --noudevsync,\n"
+		"--nolocking, --lockopt, --ignorelockingfailure, --noudevsync,\n"
 		"--reportformat, --nohints, --devices, -b/--background, -y/--yes, --longhelp.\n"
 		"\n"
 		"Exit status: 0 success (including nothing to do), 3 usage error,\n"
@@ -349,7 +354,8 @@ static int parse_args(int argc, char **argv, struct pf_opts *o, struct parse *ps
 		case O_VERBOSE: o->verbose++; break;
 		case O_QUIET: o->verbose--; break;
 		case O_DEBUG: o->debug++; break;
-		case O_TEST: o->test = true; break;
+		case O_TEST:
+		case O_DRYRUN: o->test = true; break;
 		case O_CACHE: o->cache = true; break;
 		case O_LISTVG: o->listvg = true; break;
 		case O_LISTLVS: o->listlvs = true; break;
@@ -502,7 +508,8 @@ void pf_cmd_opts_release(struct pf_opts *o)
 
 bool pf_cmd_coalesces(const struct pf_opts *o)
 {
-	if (!o->cache || o->n_devs == 0 || o->dump || o->listlvs || o->no_coalesce)
+	/* a dry run must not leave its devices to a leader that changes things */
+	if (!o->cache || o->n_devs == 0 || o->dump || o->listlvs || o->no_coalesce || o->test)
 		return false;
 	if (o->listvg && !(o->checkcomplete && o->udevoutput))
 		return false;
