@@ -833,7 +833,8 @@ again:
 		rd = (struct pf_coalesce_round){
 			.items = items,
 			.n = n,
-			.full = round == 0 && (full_first || !c->have_scanned),
+			/* full_first is the invocation's own first round, not a relead's */
+			.full = round == 0 && ((first_pass && full_first) || !c->have_scanned),
 			.first = first_pass && round == 0,
 		};
 		if (n == 0 && !rd.full && !rd.first)

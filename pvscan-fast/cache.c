@@ -316,7 +316,8 @@ static bool in_items(const struct pf_pending *items, size_t n, unsigned major, u
  * activating leaves the VG to the next leader instead of down for good. With
  * --udevoutput, our own device's VG is left to the udev rule that imports the line.
  */
-static void autoactivate(struct job *j, const struct pf_pvscan *ps, const struct pf_scan *scan)
+static void autoactivate(struct job *j, char (*complete)[PF_NAME_MAX + 1], size_t n_complete,
+			 const struct pf_scan *scan)
 {
 	const struct pf_opts *o = j->o;
 	_cleanup_free_ char(*todo)[PF_NAME_MAX + 1] = NULL;
@@ -324,20 +325,15 @@ static void autoactivate(struct job *j, const struct pf_pvscan *ps, const struct
 	int pid = (int)getpid();
 	size_t n = 0;
 
-	todo = calloc(ps->n_complete ? ps->n_complete : 1, sizeof(*todo));
+	todo = calloc(n_complete ? n_complete : 1, sizeof(*todo));
 	if (!todo) {
 		j->status = PF_EXIT_FAILED;
 		return;
 	}
-	for (size_t i = 0; i < ps->n_complete; i++) {
-		const char *vg = ps->complete_vgs[i];
-		bool dup = false;
+	for (size_t i = 0; i < n_complete; i++) {
+		const char *vg = complete[i];
 		int r;
 
-		for (size_t k = 0; k < i && !dup; k++)
-			dup = strcmp(ps->complete_vgs[k], vg) == 0;
-		if (dup)
-			continue;
 		if (j->c && (r = pf_coalesce_activation_begin(j->c, vg)) < 0)
 			pf_warn("  WARNING: cannot journal activation of VG %s: %s.", vg,
 				strerror(-r));
@@ -395,6 +391,33 @@ static bool found_complete(const struct pf_pvscan *ps, const char *vg)
 	return false;
 }
 
+/* Whether this device's events asked for activation: its queue entries say, else the call. */
+static bool wants_activation(const struct pf_scan_dev *d, const struct pf_pending *items,
+			     size_t n_items, bool activate_default)
+{
+	for (size_t i = 0; items && i < n_items; i++)
+		if (items[i].major == d->dev.major && items[i].minor == d->dev.minor)
+			return (items[i].flags & PF_PENDING_ACTIVATE) != 0;
+	return activate_default;
+}
+
+/* Collect a VG found complete by a device that asked for activation, once. */
+static int add_todo(char (**todo)[PF_NAME_MAX + 1], size_t *n, const char *vg)
+{
+	char(*t)[PF_NAME_MAX + 1];
+
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*todo)[i], vg) == 0)
+			return 0;
+	t = realloc(*todo, (*n + 1) * sizeof(**todo));
+	if (!t)
+		return -ENOMEM;
+	(void)snprintf(t[*n], sizeof(t[0]), "%s", vg);
+	*todo = t;
+	(*n)++;
+	return 0;
+}
+
 /*
  * A full round's named devno that the walk did not find and sysfs does not know is gone:
  * forget its PV, as the per-device form does for a removal event.
@@ -427,11 +450,15 @@ static void forget_gone(struct job *j, const struct pf_scan *scan, const struct 
 /*
  * Read the devices (every one when all; args then only say which were named), record them
  * as lvm2 would, print lvm2's lines, activate what is complete. items: the coalesced round's
- * devices (NULL when plain), so a full round can tell named devices from the rest.
+ * devices (NULL when plain), so a full round can tell named devices from the rest; each one
+ * asks for activation or not (its entry's flag), the others as activate says.
  */
 static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_args, bool all,
 		     bool activate, const struct pf_pending *items, size_t n_items)
 {
+	_cleanup_free_ char(*todo)[PF_NAME_MAX + 1] = NULL;
+	size_t n_todo = 0;
+	bool own_todo = false;
 	const struct pf_opts *o = j->o;
 	const struct pf_paths *paths = j->paths;
 	const struct pf_settings *st = j->st;
@@ -463,11 +490,12 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 		pf_scan_release(&scan);
 		return -ENOMEM;
 	}
-	base = pvscan_flags(j, activate);
+	base = pvscan_flags(j, false);
 	pf_pvscan_init(&ps, paths->run, base, st->system_id);
 	for (size_t i = 0; i < scan.n; i++) {
 		struct pf_scan_dev *d = &scan.devs[i];
 		bool named = !all || (items && in_items(items, n_items, d->dev.major, d->dev.minor));
+		bool act = wants_activation(d, items, n_items, activate);
 		size_t first = ps.n_events;
 
 		/* A devno that no longer exists is a removal event: forget its PV. */
@@ -481,7 +509,7 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 		if (j->c && (d->outcome == PF_SCAN_READ || d->outcome == PF_SCAN_NOT_LVM ||
 			     d->outcome == PF_SCAN_DUPLICATE) &&
 		    pf_coalesce_note_read(j->c, d->dev.major, d->dev.minor,
-					  activate ? PF_PENDING_ACTIVATE : 0) < 0)
+					  act ? PF_PENDING_ACTIVATE : 0) < 0)
 			pf_warn("  WARNING: cannot note %s as read.", d->name);
 		print_scan_dev(o, d, !named);
 		if (d->outcome == PF_SCAN_READ || d->outcome == PF_SCAN_NOT_LVM)
@@ -490,11 +518,15 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 			continue;
 		if (j->full_cmd && all)
 			warn_missing_pvs(d, pvids, n_pvids, st->system_id);
-		ps.flags = base | (named ? 0 : PF_PVSCAN_ALL);
+		ps.flags = base | (act ? PF_PVSCAN_ACTIVATE : 0) | (named ? 0 : PF_PVSCAN_ALL);
 		r = pf_pvscan_device(&ps, d->name, d->dev.major, d->dev.minor, &d->probe);
 		for (size_t e = first; e < ps.n_events; e++) {
-			note_own_vg(j, d, &ps.events[e]);
-			print_event(o, &ps.events[e]);
+			const struct pf_event *ev = &ps.events[e];
+
+			note_own_vg(j, d, ev);
+			print_event(o, ev);
+			if (act && ev->kind == PF_EV_VG_COMPLETE && r >= 0)
+				r = add_todo(&todo, &n_todo, ev->vg);
 		}
 		if (r < 0) {
 			pf_err("  " PVSCAN "%s: %s.", pid, d->name, strerror(-r));
@@ -518,9 +550,11 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 	/* The udev line: our device's VG, completed by whichever device completed it. */
 	if (o->udevoutput && j->own_vg[0] && found_complete(&ps, j->own_vg))
 		j->own_complete = true;
-	if (activate) {
-		autoactivate(j, &ps, &scan);
-	} else if (j->c && o->udevoutput && j->own_complete && !j->udev_line_done) {
+	for (size_t i = 0; i < n_todo; i++)
+		own_todo |= strcmp(todo[i], j->own_vg) == 0;
+	if (n_todo)
+		autoactivate(j, todo, n_todo, &scan);
+	if (j->c && o->udevoutput && j->own_complete && !j->udev_line_done && !own_todo) {
 		(void)printf("LVM_VG_NAME_COMPLETE='%s'\n", j->own_vg);
 		j->udev_line_done = true;
 	}
@@ -599,11 +633,10 @@ static int leader_round(void *ctx, struct pf_coalesce *c _unused_, const struct 
 {
 	struct job *j = ctx;
 	_cleanup_free_ struct pf_scan_arg *args = NULL;
-	bool activate = j->o->activate;
+	/* devices not queued (a full round's) activate as this call asked; queued, as theirs */
+	bool activate = (pf_cmd_pending_flags(j->o) & PF_PENDING_ACTIVATE) != 0;
 	size_t n = 0;
 
-	for (size_t i = 0; i < rd->n; i++)
-		activate |= (rd->items[i].flags & PF_PENDING_ACTIVATE) != 0;
 	if (rd->full && j->full_cmd && j->o->cache && clear_state(j) < 0)
 		return -EIO;
 	args = calloc(rd->n ? rd->n : 1, sizeof(*args));
