@@ -330,8 +330,7 @@ void pf_coalesce_unlock(struct pf_coalesce *c)
  * Calls fn for every entry of a queue directory but . and ..; stops at the first error.
  * fn sees only names; entries that are not regular files are for entry_is_valid to drop.
  */
-static int for_each_entry(int dir_fd, int (*fn)(struct pf_coalesce *, const char *),
-			  struct pf_coalesce *c)
+static int for_each_entry(int dir_fd, int (*fn)(void *, const char *), void *arg)
 {
 	DIR *d;
 	struct dirent *de;
@@ -355,7 +354,7 @@ static int for_each_entry(int dir_fd, int (*fn)(struct pf_coalesce *, const char
 		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		r = fn(c, de->d_name);
+		r = fn(arg, de->d_name);
 	}
 	(void)closedir(d);
 	return r; /* 1 when fn stopped the walk early */
@@ -372,8 +371,10 @@ static bool entry_ok(int dir_fd, const char *name)
 	       fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 }
 
-static int found_one(struct pf_coalesce *c, const char *name)
+static int found_one(void *arg, const char *name)
 {
+	const struct pf_coalesce *c = arg;
+
 	return entry_ok(c->pending_fd, name) ? 1 : 0;
 }
 
@@ -413,16 +414,20 @@ static bool entry_is_valid(int dir_fd, const char *dir, const char *name)
 	return false;
 }
 
-static int take_leftover(struct pf_coalesce *c, const char *name)
+static int take_leftover(void *arg, const char *name)
 {
+	struct pf_coalesce *c = arg;
+
 	if (!entry_is_valid(c->inflight_fd, "inflight", name))
 		return 0;
 	pf_debug("  taking over %s from a leader that died", name);
 	return add_taken(c, name);
 }
 
-static int take_pending(struct pf_coalesce *c, const char *name)
+static int take_pending(void *arg, const char *name)
 {
+	struct pf_coalesce *c = arg;
+
 	if (c->n_taken >= PF_COALESCE_TAKE_MAX)
 		return 1; /* the rest wait for the next round */
 	if (!entry_is_valid(c->pending_fd, "pending", name))
@@ -744,56 +749,55 @@ static int claim_journal_entry(struct pf_coalesce *c, const char *vgname)
 	return fd;
 }
 
+struct vg_names {
+	char (*v)[VG_NAME_MAX + 1];
+	size_t n, cap;
+};
+
+static int collect_vg_name(void *arg, const char *name)
+{
+	struct vg_names *names = arg;
+
+	if (!vgname_ok(name))
+		return 0;
+	if (names->n >= PF_COALESCE_TAKE_MAX)
+		return 1;
+	if (names->n == names->cap) {
+		size_t cap = names->cap ? names->cap * 2 : 16;
+		void *m = realloc(names->v, cap * sizeof(*names->v));
+
+		if (!m)
+			return -ENOMEM;
+		names->v = m;
+		names->cap = cap;
+	}
+	memcpy(names->v[names->n++], name, strlen(name) + 1); /* vgname_ok: fits */
+	return 0;
+}
+
 /* A dead leader's journal: every VG it began activating is activated (again) now. */
 static int recover_activations(struct pf_coalesce *c, const struct pf_coalesce_ops *ops,
 			       void *ctx)
 {
-	_cleanup_free_ char (*names)[VG_NAME_MAX + 1] = NULL;
-	size_t n = 0, cap = 0;
-	DIR *d;
-	struct dirent *de;
-	int fd = queue_fd(c, &c->activate_fd, "activate"), r = 0;
+	struct vg_names names = { 0 };
+	int fd = queue_fd(c, &c->activate_fd, "activate"), r;
 
 	if (fd < 0)
 		return fd;
-	fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		r = -errno;
-		(void)close(fd);
-		return r;
-	}
 	/* Collected first: recovery adds and removes entries in this directory. */
-	while ((de = readdir(d)) && n < PF_COALESCE_TAKE_MAX) {
-		if (!vgname_ok(de->d_name))
-			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			void *m = realloc(names, ncap * sizeof(*names));
-
-			if (!m) {
-				r = -ENOMEM;
-				break;
-			}
-			names = m;
-			cap = ncap;
-		}
-		memcpy(names[n++], de->d_name, strlen(de->d_name) + 1); /* vgname_ok: fits */
-	}
-	(void)closedir(d);
-	for (size_t i = 0; i < n && r == 0; i++) {
-		int entry_fd = claim_journal_entry(c, names[i]);
+	r = for_each_entry(fd, collect_vg_name, &names);
+	for (size_t i = 0; i < names.n && r >= 0; i++) {
+		int entry_fd = claim_journal_entry(c, names.v[i]);
 
 		if (entry_fd < 0)
 			continue; /* gone, or its owner still waits for udev to take its line */
-		pf_debug("  activating VG %s, left half done by a leader that died", names[i]);
+		pf_debug("  activating VG %s, left half done by a leader that died", names.v[i]);
 		if (ops->recover_vg)
-			r = ops->recover_vg(ctx, c, names[i]);
+			r = ops->recover_vg(ctx, c, names.v[i]);
 		(void)close(entry_fd);
 	}
-	return r;
+	free(names.v);
+	return r < 0 ? r : 0;
 }
 
 int pf_coalesce_lead(struct pf_coalesce *c, bool full_first, const struct pf_coalesce_ops *ops,
