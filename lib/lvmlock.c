@@ -110,11 +110,42 @@ int pf_lvmlock_vg(const char *lock_dir, const char *vgname, bool exclusive, bool
 	return 0;
 }
 
+int pf_lvmlock_devices_file(const char *lock_dir, const char *name, struct pf_lvmlock *ret)
+{
+	_cleanup_free_ char *path = NULL;
+	int fd, r;
+
+	if (!*name || strchr(name, '/'))
+		return -EINVAL;
+	if (asprintf(&path, "%s/D_%s", lock_dir, name) < 0) {
+		path = NULL;
+		return -ENOMEM;
+	}
+	fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	while ((r = flock(fd, LOCK_SH)) < 0 && errno == EINTR)
+		;
+	if (r < 0) {
+		r = -errno;
+		(void)close(fd);
+		return r;
+	}
+	ret->fd = fd;
+	ret->path = NULL; /* nothing to unlink */
+	return 0;
+}
+
 void pf_lvmlock_release(struct pf_lvmlock *l)
 {
 	if (!l || l->fd < 0)
 		return;
 	(void)flock(l->fd, LOCK_UN | LOCK_NB);
+	if (!l->path) {
+		(void)close(l->fd);
+		l->fd = -1;
+		return;
+	}
 	unlock_file(l->fd, l->path);
 	free(l->path);
 	l->fd = -1;

@@ -14,7 +14,7 @@
 
 struct pf_lvmlock {
 	int fd;	    /* -1 when not held */
-	char *path; /* unlinked on release when nobody else holds it, as lvm2 does */
+	char *path; /* VG locks: unlinked on release when nobody else holds it, as lvm2 does */
 };
 
 /*
@@ -26,5 +26,13 @@ struct pf_lvmlock {
 int pf_lvmlock_vg(const char *lock_dir, const char *vgname, bool exclusive, bool nowait,
 		  struct pf_lvmlock *ret) _nonnull_(1, 2, 5) _must_check_;
 void pf_lvmlock_release(struct pf_lvmlock *l);
+
+/*
+ * Shared lock of the devices file name (lvm2's D_<name> in lock_dir, e.g. D_system.devices)
+ * while it is read, so that lvmdevices never rewrites it under us. The file stays (lvm2 does
+ * not unlink it). Release with pf_lvmlock_release().
+ */
+int pf_lvmlock_devices_file(const char *lock_dir, const char *name, struct pf_lvmlock *ret)
+	_nonnull_(1, 2, 3) _must_check_;
 
 #endif /* PF_LVMLOCK_H */

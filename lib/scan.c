@@ -13,6 +13,7 @@
 #include "devices.h"
 #include "devtypes.h"
 #include "filter.h"
+#include "lvmlock.h"
 #include "pvread.h"
 #include "reader.h"
 #include "scan.h"
@@ -47,6 +48,7 @@ static void excluded(struct pf_scan_dev *d, const char *reason)
 static int load_devfile(const struct pf_scan_opts *o, struct filters *f)
 {
 	const struct pf_settings *st = o->settings;
+	struct pf_lvmlock dlock = { .fd = -1 };
 	_cleanup_free_ char *path = NULL;
 	int r;
 
@@ -65,7 +67,11 @@ static int load_devfile(const struct pf_scan_opts *o, struct filters *f)
 	} else {
 		return 0;
 	}
+	/* lvm2 reads it under a shared flock of D_<name>, which lvmdevices takes to write it */
+	if (pf_lvmlock_devices_file(o->paths->lock, strrchr(path, '/') + 1, &dlock) < 0)
+		dlock.fd = -1; /* as lvm2 with a lock dir it cannot use: read anyway */
 	r = pf_devfile_load(path, &f->devfile, NULL);
+	pf_lvmlock_release(&dlock);
 	if (r == -ENOENT) /* compat: a devices file that does not exist disables it */
 		return 0;
 	if (r < 0)

@@ -171,6 +171,30 @@ START_TEST(test_lock_dir_is_a_file)
 }
 END_TEST
 
+/* The devices file's lock: shared, so readers share it and lvmdevices (exclusive) waits. */
+START_TEST(test_devices_file_lock)
+{
+	struct pf_lvmlock a = { .fd = -1 }, b = { .fd = -1 };
+	char path[PATH_MAX];
+	int fd;
+
+	ck_assert_int_eq(mkdir(lock_dir, 0700), 0);
+	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "system.devices", &a), 0);
+	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "system.devices", &b), 0);
+	(void)snprintf(path, sizeof(path), "%s/D_system.devices", lock_dir);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), -1);
+	pf_lvmlock_release(&a);
+	pf_lvmlock_release(&b);
+	ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), 0);
+	(void)close(fd);
+	ck_assert(exists("D_system.devices")); /* lvm2 leaves it */
+	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "a/b", &a), -EINVAL);
+	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "", &a), -EINVAL);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("lvmlock");
@@ -182,6 +206,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_waits_for_holder);
 	tcase_add_test(tc, test_bad_names);
 	tcase_add_test(tc, test_lock_dir_is_a_file);
+	tcase_add_test(tc, test_devices_file_lock);
 	suite_add_tcase(s, tc);
 	return s;
 }
