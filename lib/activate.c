@@ -205,6 +205,25 @@ static int map_pvs(struct job *j)
 	return 0;
 }
 
+/* activation/read_only_volume_list: lvm2 loads matching LVs read-only. */
+static bool read_only_by_config(const struct job *j, const struct pf_vg_lv *lv)
+{
+	const struct pf_settings *st = j->o->settings;
+	struct pf_aapolicy_list list = { .set = st->read_only_volume_list.set,
+					 .n = st->read_only_volume_list.n,
+					 .v = (const char *const *)st->read_only_volume_list.v };
+	struct pf_aapolicy_list tags = { .set = st->host_tags.set,
+					 .n = st->host_tags.n,
+					 .v = (const char *const *)st->host_tags.v };
+
+	return list.set && pf_aapolicy_list_matches(&list, &tags, j->vg, lv);
+}
+
+static bool lv_read_only(const struct job *j, const struct pf_vg_lv *lv)
+{
+	return !(lv->status & PF_LV_WRITE) || read_only_by_config(j, lv);
+}
+
 /* What device-mapper has for each LV's UUID. Without device-mapper, a dry run sees nothing. */
 static int query_dm(struct job *j, struct pf_activate_result *ret)
 {
@@ -216,7 +235,7 @@ static int query_dm(struct job *j, struct pf_activate_result *ret)
 		return -ENOMEM;
 	for (unsigned l = 0; l < vg->n_lvs; l++) {
 		const struct pf_vg_lv *lv = &vg->lvs[l];
-		struct pf_dm_table probe = { .read_only = !(lv->status & PF_LV_WRITE) };
+		struct pf_dm_table probe = { .read_only = lv_read_only(j, lv) };
 		enum pf_dm_lv_state state;
 		int r;
 
@@ -278,7 +297,14 @@ static int plan(struct job *j, struct pf_activate_result *ret)
 		}
 		if (j->tables[pl->target].n_targets)
 			continue; /* the same target for two entries (a sparse snapshot's origin) */
-		r = pf_dmtable_build(vg, lv, &map, NULL, &j->tables[pl->target], &why);
+		struct pf_dmtable_opts topts = {
+			.readahead = j->o->settings->readahead_none ? PF_DM_RA_CONFIG_NONE
+								    : PF_DM_RA_CONFIG_AUTO,
+			.striped_for_linear = !j->o->settings->use_linear_target,
+			.read_only = read_only_by_config(j, lv),
+		};
+
+		r = pf_dmtable_build(vg, lv, &map, &topts, &j->tables[pl->target], &why);
 		if (r == -ENOMEM)
 			return r;
 		if (r < 0) {

@@ -1469,7 +1469,15 @@ static int extract(struct loader *ld)
 	    (r = get_volume_list(ld, "auto_activation_volume_list",
 				 &s->auto_activation_volume_list)) < 0 ||
 	    (r = get_volume_list(ld, "volume_list", &s->volume_list)) < 0 ||
-	    (r = get_int(ld, "pvscan_fast", "scan_timeout", PF_SETTINGS_SCAN_TIMEOUT_DEFAULT, &i64,
+	    (r = get_volume_list(ld, "read_only_volume_list", &s->read_only_volume_list)) < 0 ||
+	    (r = get_bool(ld, "activation", "use_linear_target", true, &s->use_linear_target,
+			  NULL)) < 0 ||
+	    (r = get_str(ld, "activation", "readahead", "auto", false, &str, &e)) < 0)
+		return r;
+	s->readahead_none = strcasecmp(str, "none") == 0;
+	if (!s->readahead_none && strcasecmp(str, "auto") != 0)
+		return config_error(ld, e, "Invalid readahead specification");
+	if ((r = get_int(ld, "pvscan_fast", "scan_timeout", PF_SETTINGS_SCAN_TIMEOUT_DEFAULT, &i64,
 			 &e)) < 0)
 		return r;
 	if (i64 <= 0 || i64 > PF_SETTINGS_SCAN_TIMEOUT_MAX) {
@@ -1558,6 +1566,7 @@ void pf_settings_release(struct pf_settings *s)
 	free(s->devicesfile);
 	free(s->devicesfile_path);
 	strv_release(&s->global_filter);
+	strv_release(&s->read_only_volume_list);
 	strv_release(&s->filter);
 	for (size_t i = 0; i < s->n_types; i++)
 		free(s->types[i].name);

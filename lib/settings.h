@@ -76,6 +76,9 @@ struct pf_settings {
 				   unknown_system_id: VGs with a system ID are foreign) */
 	struct pf_settings_strv auto_activation_volume_list; /* activation/..., unset: all */
 	struct pf_settings_strv volume_list;		     /* activation/volume_list */
+	struct pf_settings_strv read_only_volume_list;	     /* activation/..., unset: none */
+	bool readahead_none;	 /* activation/readahead = "none" (default "auto") */
+	bool use_linear_target;	 /* activation/use_linear_target, default 1 */
 	bool hosttags;			   /* tags/hosttags in any loaded file, default 0 */
 	struct pf_settings_strv host_tags; /* the host's tags: hostname if hosttags, tags/<t> */
 	unsigned scan_timeout_sec;	   /* pvscan_fast/scan_timeout */
