@@ -22,11 +22,13 @@ set -eu
 PF=$top_builddir/pvscan-fast/pvscan-fast
 [ -x "$PF" ] || { echo "activate-parity: $PF not built" >&2; exit 1; }
 fixdir=$top_srcdir/tests/fixtures
+# FIXTURE+cfg: the same with lvm.conf's activation settings that change tables and flags.
 [ $# -gt 0 ] || set -- single two-pv three-pv hyphens wrap bootloader labelsector two-mdas \
-	no-mda ignored-mda segtypes
+	no-mda ignored-mda segtypes two-pv+cfg three-pv+cfg
 
 # Fixtures whose every LV is linear or striped: pvscan-fast must not need lvm2 for them.
 NATIVE="single two-pv three-pv hyphens wrap bootloader labelsector two-mdas no-mda ignored-mda"
+NATIVE="$NATIVE two-pv+cfg three-pv+cfg"
 work=/tmp/activate-parity
 loops=""
 fails=0
@@ -98,7 +100,8 @@ same() {
 	fi
 }
 
-for fx in "$@"; do
+for arg in "$@"; do
+	fx=${arg%+cfg}
 	src=$fixdir/$fx
 	wd=$work/$fx
 	[ -f "$src/d1.img.xz" ] || { echo "activate-parity: no fixture $src" >&2; exit 2; }
@@ -118,6 +121,11 @@ for fx in "$@"; do
 	udevadm settle
 	printf 'devices {\n\tglobal_filter = [ %s"r|.*|" ]\n\tuse_devicesfile = 0\n}\n' "$filt" \
 		>"$wd/etc/lvm.conf"
+	if [ "$arg" != "$fx" ]; then
+		printf 'activation {\n\treadahead = "none"\n\tuse_linear_target = 0\n%s\n}\n' \
+			'	read_only_volume_list = [ "vgtwo/lin", "vgthree/multi" ]' >>"$wd/etc/lvm.conf"
+		fx=$arg
+	fi
 	export LVM_SYSTEM_DIR="$wd/etc"
 	vgs=$(lvm vgs --noheadings -o vg_name 2>/dev/null | tr -d ' ' | sort | tr '\n' ' ')
 
