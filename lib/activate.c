@@ -144,10 +144,19 @@ static int add_lv(struct pf_activate_result *ret, const char *lv, enum pf_activa
 	return 0;
 }
 
-static void add_msgs(struct pf_activate_result *ret, const struct pf_aapolicy_msg *m, int n)
+static int add_msgs(struct pf_activate_result *ret, const struct pf_aapolicy_msg *m, int n)
 {
-	for (int i = 0; i < n && ret->n_msgs < PF_ACTIVATE_MSGS_MAX; i++)
-		ret->msgs[ret->n_msgs++] = m[i];
+	struct pf_aapolicy_msg *v;
+
+	if (n <= 0 || ret->n_msgs + (size_t)n > PF_ACTIVATE_MSGS_MAX)
+		return 0;
+	v = realloc(ret->msgs, (ret->n_msgs + (size_t)n) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v + ret->n_msgs, m, (size_t)n * sizeof(*m));
+	ret->msgs = v;
+	ret->n_msgs += (size_t)n;
+	return 0;
 }
 
 /* Everything known about the VG once read again under the lock. */
@@ -255,14 +264,27 @@ static int query_dm(struct job *j, struct pf_activate_result *ret)
 	return 0;
 }
 
-static void record_policy(struct job *j, struct pf_activate_result *ret,
-			  const struct pf_aapolicy_input *in)
+static int record_policy(struct job *j, struct pf_activate_result *ret,
+			 const struct pf_aapolicy_input *in)
 {
 	struct pf_aapolicy_msg m[PF_AAPOLICY_MSGS_MAX];
+	int r;
 
-	add_msgs(ret, m, pf_aapolicy_vg_messages(j->vg, in, j->policy, m, ARRAY_SIZE(m)));
-	for (unsigned l = 0; l < j->vg->n_lvs; l++)
-		add_msgs(ret, m, pf_aapolicy_lv_messages(j->vg, in, j->policy, l, m, ARRAY_SIZE(m)));
+	r = add_msgs(ret, m, pf_aapolicy_vg_messages(j->vg, in, j->policy, m, ARRAY_SIZE(m)));
+	for (unsigned l = 0; l < j->vg->n_lvs && r == 0; l++)
+		r = add_msgs(ret, m,
+			     pf_aapolicy_lv_messages(j->vg, in, j->policy, l, m, ARRAY_SIZE(m)));
+	return r;
+}
+
+/* A PV of the VG on two devices: lvm2 activates nothing of it (allow_changes_... = 0). */
+static bool has_duplicate_pvs(const struct job *j)
+{
+	for (size_t d = 0; d < j->o->n_dup_pvids; d++)
+		for (unsigned k = 0; k < j->vg->n_pvs; k++)
+			if (strcmp(j->o->dup_pvids[d], j->vg->pvs[k].id) == 0)
+				return true;
+	return false;
 }
 
 /* Build every target's table; anything not native, or not loadable now, goes to lvm2. */
@@ -422,15 +444,19 @@ int pf_activate_vg(const struct pf_activate_opts *o, const char *vgname,
 		goto out;
 
 	pf_aapolicy_input_from_settings(o->settings, PF_AAPOLICY_PVSCAN, &in);
-	in.claim = PF_AAPOLICY_CLAIM_WON; /* the caller claimed vgs_online/<vg> */
+	/* the caller claimed vgs_online/<vg> and said so: no second "run autoactivation" */
+	in.claim = PF_AAPOLICY_CLAIM_NONE;
 	in.pv_present = j.present;
 	in.lv_active = j.active;
+	in.duplicate_pvs = has_duplicate_pvs(&j);
 	r = pf_aapolicy_decide(j.vg, &in, &j.policy);
+	if (r == 0)
+		r = record_policy(&j, ret, &in);
 	if (r < 0)
 		goto out;
-	record_policy(&j, ret, &in);
 	if (j.policy->verdict != PF_AAPOLICY_VG_OK) {
 		ret->outcome = j.policy->failed ? PF_ACTIVATE_FAILED : PF_ACTIVATE_DONE;
+		ret->vg_failed = j.policy->failed;
 		set_reason(ret->reason, sizeof(ret->reason), "%s",
 			   vg_verdict_reason(j.policy->verdict));
 		goto out;
@@ -461,6 +487,9 @@ void pf_activate_result_release(struct pf_activate_result *r)
 	for (size_t i = 0; i < r->n_lvs; i++)
 		free(r->lvs[i].table);
 	free(r->lvs);
+	free(r->msgs);
+	r->msgs = NULL;
+	r->n_msgs = 0;
 	pf_lvmlock_release(&r->lock);
 	r->lvs = NULL;
 	r->n_lvs = 0;

@@ -30,6 +30,9 @@ struct pf_activate_pv {
 
 struct pf_activate_opts {
 	const char *lock_dir;
+	/* PVIDs seen on more than one device in this scan (lvm2 refuses to activate their VGs) */
+	const char *const *dup_pvids;
+	size_t n_dup_pvids;
 	const char *sys_dir;
 	const struct pf_settings *settings;
 	bool dry_run; /* decide and build the tables, take no lock, change nothing */
@@ -59,7 +62,8 @@ struct pf_activate_lv {
 	char reason[256];
 };
 
-#define PF_ACTIVATE_MSGS_MAX (2U * PF_AAPOLICY_MSGS_MAX)
+/* lvm2's lines kept for one VG: a few per LV; far above any real VG. */
+#define PF_ACTIVATE_MSGS_MAX (1U << 20)
 
 struct pf_activate_result {
 	enum pf_activate_outcome outcome;
@@ -68,8 +72,9 @@ struct pf_activate_result {
 	bool say_now_active;   /* lvm2 prints that line for this outcome */
 	size_t n_lvs;
 	struct pf_activate_lv *lvs; /* every LV with a verdict worth telling, in VG order */
+	bool vg_failed;	       /* FAILED at the VG's gates: lvm2's lines say all there is */
 	size_t n_msgs;
-	struct pf_aapolicy_msg msgs[PF_ACTIVATE_MSGS_MAX]; /* lvm2's lines for the VG */
+	struct pf_aapolicy_msg *msgs; /* lvm2's lines for the VG, in order */
 	struct pf_lvmlock lock; /* held after DONE until the caller's batch waited for udev */
 };
 

@@ -338,7 +338,8 @@ void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], si
 {
 	const struct pf_opts *o = a->o;
 	struct pf_activate_opts ao = { .lock_dir = a->paths->lock, .sys_dir = a->paths->sys,
-				       .settings = a->st, .dry_run = o->test };
+				       .settings = a->st, .dry_run = o->test,
+				       .dup_pvids = a->dup_pvids, .n_dup_pvids = a->n_dup_pvids };
 	_cleanup_free_ struct pf_activate_result *held = NULL;
 	_cleanup_free_ char(*held_names)[PF_NAME_MAX + 1] = NULL;
 	_cleanup_free_ char(*lvm2_vgs)[PF_NAME_MAX + 1] = NULL;
@@ -411,7 +412,12 @@ void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], si
 			memcpy(lvm2_vgs[n_lvm2++], vgs[i], sizeof(vgs[i]));
 			break;
 		case PF_ACTIVATE_FAILED:
-			if (!o->test) {
+			/* lvm2's own lines said it where the VG failed its gates; else say why */
+			if (o->test)
+				;
+			else if (res.vg_failed)
+				a->status = PF_EXIT_FAILED;
+			else {
 				pf_err("  VG %s: %s.", vgs[i], res.reason);
 				vg_failed(a, vgs[i]);
 			}

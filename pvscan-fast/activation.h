@@ -17,6 +17,8 @@ struct pf_activation {
 	const struct pf_paths *paths;
 	const struct pf_settings *st;
 	struct pf_coalesce *c; /* the leader's journal, or NULL: each VG's entry ends with it */
+	const char *const *dup_pvids; /* PVIDs this scan found on two devices */
+	size_t n_dup_pvids;
 	int status;	       /* PF_EXIT_FAILED once a VG failed */
 };
 

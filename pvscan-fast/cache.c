@@ -317,19 +317,29 @@ static bool in_items(const struct pf_pending *items, size_t n, unsigned major, u
  * --udevoutput, our own device's VG is left to the udev rule that imports the line.
  */
 static void autoactivate(struct job *j, char (*complete)[PF_NAME_MAX + 1], size_t n_complete,
-			 const struct pf_scan *scan)
+			 const struct pf_scan *scan, const struct pf_pvscan *ps)
 {
 	const struct pf_opts *o = j->o;
 	_cleanup_free_ char(*todo)[PF_NAME_MAX + 1] = NULL;
+	_cleanup_free_ const char **dups = NULL;
 	struct pf_activation a = { .o = o, .paths = j->paths, .st = j->st, .c = j->c };
 	int pid = (int)getpid();
 	size_t n = 0;
 
 	todo = calloc(n_complete ? n_complete : 1, sizeof(*todo));
-	if (!todo) {
+	/* PVs on two devices, from the scan or the online files: lvm2 activates none of their VG */
+	dups = calloc(scan->n + ps->n_events + 1, sizeof(*dups));
+	if (!todo || !dups) {
 		j->status = PF_EXIT_FAILED;
 		return;
 	}
+	for (size_t i = 0; i < scan->n; i++)
+		if (scan->devs[i].outcome == PF_SCAN_DUPLICATE && scan->devs[i].probe.label_status == 0)
+			dups[a.n_dup_pvids++] = scan->devs[i].probe.label.pvid;
+	for (size_t i = 0; i < ps->n_events; i++)
+		if (ps->events[i].kind == PF_EV_DUPLICATE)
+			dups[a.n_dup_pvids++] = ps->events[i].pvid;
+	a.dup_pvids = dups;
 	for (size_t i = 0; i < n_complete; i++) {
 		const char *vg = complete[i];
 		int r;
@@ -553,7 +563,7 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 	for (size_t i = 0; i < n_todo; i++)
 		own_todo |= strcmp(todo[i], j->own_vg) == 0;
 	if (n_todo)
-		autoactivate(j, todo, n_todo, &scan);
+		autoactivate(j, todo, n_todo, &scan, &ps);
 	if (j->c && o->udevoutput && j->own_complete && !j->udev_line_done && !own_todo) {
 		(void)printf("LVM_VG_NAME_COMPLETE='%s'\n", j->own_vg);
 		j->udev_line_done = true;
