@@ -448,7 +448,7 @@ int pf_activate_vg(const struct pf_activate_opts *o, const char *vgname,
 	in.claim = PF_AAPOLICY_CLAIM_NONE;
 	in.pv_present = j.present;
 	in.lv_active = j.active;
-	in.duplicate_pvs = has_duplicate_pvs(&j);
+	in.duplicate_pvs = has_duplicate_pvs(&j) && !o->settings->allow_changes_with_duplicate_pvs;
 	r = pf_aapolicy_decide(j.vg, &in, &j.policy);
 	if (r == 0)
 		r = record_policy(&j, ret, &in);

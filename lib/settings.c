@@ -1472,6 +1472,8 @@ static int extract(struct loader *ld)
 	    (r = get_volume_list(ld, "read_only_volume_list", &s->read_only_volume_list)) < 0 ||
 	    (r = get_bool(ld, "activation", "use_linear_target", true, &s->use_linear_target,
 			  NULL)) < 0 ||
+	    (r = get_bool(ld, "devices", "allow_changes_with_duplicate_pvs", false,
+			  &s->allow_changes_with_duplicate_pvs, NULL)) < 0 ||
 	    (r = get_str(ld, "activation", "readahead", "auto", false, &str, &e)) < 0)
 		return r;
 	s->readahead_none = strcasecmp(str, "none") == 0;
