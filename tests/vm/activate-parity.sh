@@ -13,14 +13,8 @@
 # (segtypes: thin, raid, mirror, cache, snapshot) are handed to lvm2 and must match too.
 set -eu
 
-[ "${PF_VM:-}" = 1 ] || {
-	echo "SKIP: activate-parity.sh runs inside the VM (tests/vm/vm-run.sh)"
-	exit 77
-}
-: "${top_srcdir:?set by vm-run.sh}"
-: "${top_builddir:?set by vm-run.sh}"
-PF=$top_builddir/pvscan-fast/pvscan-fast
-[ -x "$PF" ] || { echo "activate-parity: $PF not built" >&2; exit 1; }
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
+guest_init activate-parity.sh /tmp/activate-parity
 fixdir=$top_srcdir/tests/fixtures
 # FIXTURE+cfg: the same with lvm.conf's activation settings that change tables and flags.
 [ $# -gt 0 ] || set -- single two-pv three-pv hyphens wrap bootloader labelsector two-mdas \
@@ -29,33 +23,7 @@ fixdir=$top_srcdir/tests/fixtures
 # Fixtures whose every LV is linear or striped: pvscan-fast must not need lvm2 for them.
 NATIVE="single two-pv three-pv hyphens wrap bootloader labelsector two-mdas no-mda ignored-mda"
 NATIVE="$NATIVE two-pv+cfg three-pv+cfg"
-work=/tmp/activate-parity
-loops=""
-fails=0
-passes=0
-# shellcheck disable=SC2317 # called from the traps
-cleanup() {
-	dmsetup remove_all >/dev/null 2>&1 || true
-	for l in $loops; do
-		losetup -d "$l" 2>/dev/null || true
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-ok() {
-	passes=$((passes + 1))
-	echo "ok - $*"
-}
-not_ok() {
-	fails=$((fails + 1))
-	echo "not ok - $*"
-}
-
-# Only our explicit calls activate: udev's own event activation is masked.
-printf '# masked by tests/vm/activate-parity.sh\n' >/etc/udev/rules.d/69-lvm.rules
-udevadm control --reload
+mask_lvm_rule activate-parity.sh
 export LVM_SUPPRESS_FD_WARNINGS=1
 
 # record DIR VGS: what device-mapper and udev show for the VGs' LVs.

@@ -27,44 +27,12 @@
 # shellcheck disable=SC2086
 set -eu
 
-[ "${PF_VM:-}" = 1 ] || {
-	echo "SKIP: policy-parity.sh runs inside the VM (tests/vm/vm-run.sh)"
-	exit 77
-}
-: "${top_srcdir:?set by vm-run.sh}"
-: "${top_builddir:?set by vm-run.sh}"
-PF=$top_builddir/pvscan-fast/pvscan-fast
-[ -x "$PF" ] || { echo "policy-parity: $PF not built" >&2; exit 1; }
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
+guest_init policy-parity.sh /tmp/policy-parity
 SHOW=${POLICY_PARITY_SHOW:-0}
-
-work=/tmp/policy-parity
 etc=$work/etc
 out=$work/out
-loops=""
-passes=0
-fails=0
-xfails=0
-# shellcheck disable=SC2317 # called from the traps
-cleanup() {
-	dmsetup remove_all >/dev/null 2>&1 || true
-	[ -z "$loops" ] || losetup -d $loops 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
-ok() {
-	passes=$((passes + 1))
-	echo "ok - $*"
-}
-not_ok() {
-	fails=$((fails + 1))
-	echo "not ok - $*"
-}
-xfail() {
-	xfails=$((xfails + 1))
-	echo "not ok - $1 # XFAIL $2"
-}
 # Seconds since boot, without a process.
 now() {
 	read -r _up _ </proc/uptime
@@ -73,8 +41,7 @@ now() {
 t0=$(now)
 
 # Only our explicit calls activate: udev's own event activation is masked.
-printf '# masked by tests/vm/policy-parity.sh\n' >/etc/udev/rules.d/69-lvm.rules
-udevadm control --reload
+mask_lvm_rule policy-parity.sh
 export LVM_SUPPRESS_FD_WARNINGS=1
 # hosttags = 1 and system_id_source = "uname" use the node name; the guest has none.
 echo pfguest >/proc/sys/kernel/hostname

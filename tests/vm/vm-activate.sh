@@ -1,12 +1,4 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# make check: native activation against lvm2's on a real kernel (activate-parity.sh in the VM).
-set -eu
-
-here=$(cd "$(dirname "$0")" && pwd)
-: "${top_srcdir:=$(cd "$here/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir}"
-export top_srcdir top_builddir
-
-exec /bin/sh "$top_srcdir/tests/vm/vm-run.sh" --timeout "${VM_TIMEOUT:-1200}" \
-	"$top_srcdir/tests/vm/activate-parity.sh"
+# make check: activate-parity.sh in the VM.
+exec /bin/sh "$(dirname "$0")/vm-check.sh" activate-parity.sh

@@ -1,0 +1,54 @@
+# shellcheck shell=sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# What the guest test scripts share: the VM check, the pvscan-fast binary, results, and a
+# cleanup that removes every dm device and detaches the loop devices in $loops.
+#   . "$top_srcdir/tests/vm/guest-lib.sh"; guest_init NAME WORKDIR
+
+guest_init() {
+	[ "${PF_VM:-}" = 1 ] || {
+		echo "SKIP: $1 runs inside the VM (tests/vm/vm-run.sh)"
+		exit 77
+	}
+	: "${top_srcdir:?set by vm-run.sh}"
+	: "${top_builddir:?set by vm-run.sh}"
+	PF=$top_builddir/pvscan-fast/pvscan-fast
+	[ -x "$PF" ] || { echo "$1: $PF not built" >&2; exit 1; }
+	work=$2
+	loops=""
+	passes=0
+	fails=0
+	xfails=0
+	trap guest_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+# shellcheck disable=SC2317 # called from the trap
+guest_cleanup() {
+	dmsetup remove_all >/dev/null 2>&1 || true
+	for _l in $loops; do
+		losetup -d "$_l" 2>/dev/null || true
+	done
+	loops=""
+	rm -rf "$work"
+}
+
+ok() {
+	passes=$((passes + 1))
+	echo "ok - $*"
+}
+
+not_ok() {
+	fails=$((fails + 1))
+	echo "not ok - $*"
+}
+
+xfail() {
+	xfails=$((xfails + 1))
+	echo "not ok - $1 # XFAIL $2"
+}
+
+# Only the test's own calls activate: udev's event activation (Debian's 69-lvm.rules) masked.
+mask_lvm_rule() {
+	printf '# masked by %s\n' "$1" >/etc/udev/rules.d/69-lvm.rules
+	udevadm control --reload
+}
