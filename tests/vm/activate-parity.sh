@@ -59,15 +59,6 @@ record() {
 		done >"$d/links"
 }
 
-same() {
-	if cmp -s "$2" "$3"; then
-		ok "$1"
-	else
-		not_ok "$1"
-		diff -u "$2" "$3" | sed 's/^/#   /' | head -40
-	fi
-}
-
 for arg in "$@"; do
 	fx=${arg%+cfg}
 	src=$fixdir/$fx

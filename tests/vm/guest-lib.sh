@@ -52,3 +52,22 @@ mask_lvm_rule() {
 	printf '# masked by %s\n' "$1" >/etc/udev/rules.d/69-lvm.rules
 	udevadm control --reload
 }
+
+# same TAG FILE1 FILE2: ok when identical, else the diff.
+same() {
+	if cmp -s "$2" "$3"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diff -u "$2" "$3" | sed 's/^/#   /' | head -40
+	fi
+}
+
+# Seconds since boot, and since such a mark, without starting a process for the first.
+up() {
+	read -r _up _ </proc/uptime
+	echo "$_up"
+}
+since() {
+	awk -v a="$1" -v b="$(up)" 'BEGIN { printf "%.1f", b - a }'
+}

@@ -55,21 +55,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-same() {
-	if cmp -s "$2" "$3"; then
-		ok "$1"
-	else
-		not_ok "$1"
-		diff -u "$2" "$3" | sed 's/^/#   /' | head -20
-	fi
-}
-up() {
-	read -r u _ </proc/uptime
-	echo "$u"
-}
-since() {
-	awk -v a="$1" -v b="$(up)" 'BEGIN { printf "%.1f", b - a }'
-}
 
 mask_lvm_rule many-vgs.sh
 mkdir -p "$work/img" "$work/bin"
