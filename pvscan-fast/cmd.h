@@ -35,6 +35,7 @@ struct pf_opts {
 	const char *devicesfile; /* --devicesfile, NULL when absent */
 	unsigned timeout_s;	 /* --timeout, 0 = lvm.conf / default */
 	bool no_coalesce;	 /* --nocoalesce: act alone, as lvm2's pvscan does */
+	bool background;	 /* -b: a leader leaves its caller (see front.c) */
 	const char *driverloaded; /* --driverloaded value, passed on to lvm2 */
 	bool driverloaded_no;	  /* --driverloaded n: no device-mapper calls (lvm2 activates) */
 	/* devices */

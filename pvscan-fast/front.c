@@ -8,12 +8,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -23,6 +25,20 @@
 #include "settings.h"
 
 #define ENGINE_NAME "pvscan-fast-engine"
+/*
+ * Set for a leader that --background moved out of its caller: it records nothing (its caller
+ * did) and waits for the lock (its caller held it until the leader was on its way).
+ */
+#define DETACHED_ENV "PVSCAN_FAST_DETACHED"
+/* What a transient service must see of ours: where the state is, and the tests' overrides. */
+static const char *const passed_env[] = {
+	"PVSCAN_FAST_RUN_DIR", "PVSCAN_FAST_LOCK_DIR", "PVSCAN_FAST_ENGINE", "PVSCAN_FAST_DEBUG",
+	"LVM_SYSTEM_DIR",
+};
+/* --setenv=NAME=VALUE strings for systemd-run: bounded by the list above. */
+#define SETENV_MAX (sizeof(passed_env) / sizeof(passed_env[0]) + 1)
+/* systemd-run's own options in lead_as_service() */
+#define ARGS_FIXED 10
 
 /*
  * The engine: $PVSCAN_FAST_ENGINE, else beside this binary (a build tree), else where
@@ -93,8 +109,10 @@ static int devno_of(const struct pf_devarg *d, unsigned *ret_major, unsigned *re
 /*
  * Record every device, then try to lead. Returns 1 as a follower (someone leads: done),
  * 0 when we hold the lock (*lock_fd set for the engine), or -errno to run the engine alone.
+ * A detached leader records nothing and waits for the lock: its caller recorded the devices
+ * and let go of the lock only once this process was sure to start.
  */
-static int follow(const struct pf_opts *o, int *lock_fd)
+static int follow(const struct pf_opts *o, bool detached, int *lock_fd)
 {
 	struct pf_paths paths;
 	struct pf_coalesce c;
@@ -114,7 +132,7 @@ static int follow(const struct pf_opts *o, int *lock_fd)
 	pf_paths_release(&paths);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < o->n_devs && r == 0; i++) {
+	for (size_t i = 0; i < o->n_devs && r == 0 && !detached; i++) {
 		unsigned major, minor;
 
 		r = devno_of(&o->devs[i], &major, &minor);
@@ -123,7 +141,7 @@ static int follow(const struct pf_opts *o, int *lock_fd)
 					       event_seqnum(o, major, minor));
 	}
 	if (r == 0)
-		r = pf_coalesce_trylock(&c);
+		r = detached ? pf_coalesce_lock(&c) : pf_coalesce_trylock(&c);
 	if (r == -EWOULDBLOCK) {
 		pf_coalesce_close(&c);
 		return 1;
@@ -138,6 +156,133 @@ static int follow(const struct pf_opts *o, int *lock_fd)
 	}
 	pf_coalesce_close(&c);
 	return r;
+}
+
+/* Is systemd the init system? (sd_booted()'s test, without linking libsystemd.) */
+static bool systemd_booted(void)
+{
+	struct stat st;
+
+	return lstat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * Hand the lead to a transient systemd service: udev kills what a worker leaves behind once
+ * it is idle, and a worker may not run longer than its event timeout. The lock is held until
+ * systemd-run has queued the service, which then waits for it: an entry recorded while we
+ * held it is the service's to read. 0 when queued.
+ */
+static int lead_as_service(int argc, char **argv)
+{
+	char self[PATH_MAX], unit[64], setenv_buf[SETENV_MAX][PATH_MAX + 64];
+	_cleanup_free_ const char **args = NULL;
+	size_t n = 0, k = 0;
+	ssize_t len;
+	pid_t pid;
+	int status;
+
+	if (access(PF_SYSTEMD_RUN_PATH, X_OK) < 0)
+		return -errno;
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len <= 0)
+		return -ENOENT;
+	self[len] = '\0';
+	/* systemd-run's own options below, ours, "--", the command and its arguments, NULL */
+	args = calloc(ARGS_FIXED + SETENV_MAX + (size_t)argc + 1, sizeof(*args));
+	if (!args)
+		return -ENOMEM;
+	(void)snprintf(unit, sizeof(unit), "--unit=pvscan-fast-leader-%ld", (long)getpid());
+	args[n++] = PF_SYSTEMD_RUN_PATH;
+	args[n++] = "--no-block";
+	args[n++] = "--quiet";
+	args[n++] = "--collect";
+	/* at boot: not ordered after basic.target, as lvm2's own activation services */
+	args[n++] = "--property=DefaultDependencies=no";
+	args[n++] = unit;
+	args[n++] = "--description=pvscan-fast leader: scan and autoactivate LVM2 PVs";
+	(void)snprintf(setenv_buf[k], sizeof(setenv_buf[k]), "--setenv=%s=1", DETACHED_ENV);
+	args[n++] = setenv_buf[k++];
+	for (size_t i = 0; i < sizeof(passed_env) / sizeof(passed_env[0]); i++) {
+		const char *v = getenv(passed_env[i]);
+
+		if (!v)
+			continue;
+		if (snprintf(setenv_buf[k], sizeof(setenv_buf[k]), "--setenv=%s=%s", passed_env[i],
+			     v) >= (int)sizeof(setenv_buf[k]))
+			return -ENAMETOOLONG;
+		args[n++] = setenv_buf[k++];
+	}
+	args[n++] = "--";
+	args[n++] = self;
+	for (int i = 1; i < argc; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		/* udev reads our stdout; systemd-run's chatter is not for it */
+		if (null >= 0)
+			(void)dup2(null, STDOUT_FILENO);
+		(void)execv(PF_SYSTEMD_RUN_PATH, (char *const *)args);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+}
+
+/*
+ * Leave the caller (a udev worker) at once and go on leading in a new session: returns in
+ * the grandchild, which keeps the lock, with stdio away from the caller's pipes (a reader
+ * gone would kill us with SIGPIPE); errors go to the kernel log, all an initramfs has.
+ */
+static int lead_detached(void)
+{
+	pid_t pid;
+	int status, null, err;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		_exit(PF_EXIT_OK);
+	}
+	if (setsid() < 0)
+		_exit(PF_EXIT_FAILED);
+	pid = fork();
+	if (pid != 0)
+		_exit(pid < 0 ? PF_EXIT_FAILED : PF_EXIT_OK);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	err = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	if (null >= 0) {
+		(void)dup2(null, STDIN_FILENO);
+		(void)dup2(null, STDOUT_FILENO);
+		(void)dup2(err >= 0 ? err : null, STDERR_FILENO);
+	}
+	return setenv(DETACHED_ENV, "1", 1) < 0 ? -errno : 0;
+}
+
+/* --background: the leader goes on outside its caller; 0 in the process that leads. */
+static int background(int argc, char **argv, int lock_fd)
+{
+	if (systemd_booted()) {
+		int r = lead_as_service(argc, argv);
+
+		if (r == 0) {
+			(void)close(lock_fd);
+			exit(PF_EXIT_OK);
+		}
+		pf_warn("  WARNING: pvscan-fast: cannot start a leader service with %s (%s); "
+			"leading in the background instead.",
+			PF_SYSTEMD_RUN_PATH, strerror(-r));
+	}
+	return lead_detached();
 }
 
 int main(int argc, char **argv)
@@ -160,11 +305,16 @@ int main(int argc, char **argv)
 		exec_engine(argv);
 	}
 	if (pf_cmd_coalesces(&o)) {
-		r = follow(&o, &lock_fd);
+		bool detached = getenv(DETACHED_ENV) != NULL;
+
+		r = follow(&o, detached, &lock_fd);
 		if (r == 1) {
 			pf_cmd_opts_release(&o);
 			return PF_EXIT_OK;
 		}
+		/* udev imports --udevoutput's stdout: that form stays in its worker */
+		if (r == 0 && o.background && !o.udevoutput && !detached)
+			r = background(argc, argv, lock_fd);
 		if (r == 0) {
 			(void)snprintf(fdbuf, sizeof(fdbuf), "%d", lock_fd);
 			if (setenv(PF_LEADER_FD_ENV, fdbuf, 1) < 0)

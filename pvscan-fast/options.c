@@ -174,6 +174,8 @@ static void usage(FILE *f)
 		"  --devicesfile NAME  use this devices file (\"\" disables it)\n"
 		"  --timeout SECONDS   give up on a device that does not answer (default 30)\n"
 		"  --nocoalesce        act alone, as lvm2's pvscan: no queue, no leader lock\n"
+		"  -b, --background    a leader goes on outside its caller (udev's worker):\n"
+		"                      as a systemd service, or in its own session\n"
 		"  --driverloaded n    no device-mapper calls: lvm2 activates every VG\n"
 		"  --dump              show what is on each DEVICE and why (no state written)\n"
 		"  --json              with --dump: machine-readable output\n"
@@ -188,7 +190,7 @@ static void usage(FILE *f)
 		"\n"
 		"Accepted and ignored for lvm2 compatibility: --commandprofile, --profile,\n"
 		"--nolocking, --lockopt, --ignorelockingfailure, --noudevsync,\n"
-		"--reportformat, --nohints, --devices, -b/--background, -y/--yes, --longhelp.\n"
+		"--reportformat, --nohints, --devices, -y/--yes, --longhelp.\n"
 		"\n"
 		"Exit status: 0 success (including nothing to do), 3 usage error,\n"
 		"4 configuration not loadable, 5 failure (a device could not be\n"
@@ -365,6 +367,7 @@ static int parse_args(int argc, char **argv, struct pf_opts *o, struct parse *ps
 		case O_DUMP: o->dump = true; break;
 		case O_JSON: o->json = true; break;
 		case O_NOCOALESCE: o->no_coalesce = true; break;
+		case O_BACKGROUND: o->background = true; break;
 		case O_AUTOACTIVATION: o->autoactivation = optarg; break;
 		case O_DEVICESFILE: o->devicesfile = optarg; break;
 		case O_DRIVERLOADED:
