@@ -44,6 +44,13 @@ struct pf_opts {
 };
 
 /*
+ * Set for a leader that --background moved out of its caller: it records nothing (its caller
+ * did), waits for the lock (its caller held it until the leader was on its way), and names
+ * itself in what it says (to the journal or the kernel log, not to a terminal).
+ */
+#define PF_DETACHED_ENV "PVSCAN_FAST_DETACHED"
+
+/*
  * Parse argv into *o (argv is modified, as getopt does). Returns -1 to go on, else the exit
  * status: help, version and usage errors are dealt with here. Release *o in either case.
  * quiet: say nothing (the engine parses again and speaks), logging stays silenced.

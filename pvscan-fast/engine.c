@@ -5,7 +5,10 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "cmd.h"
+#include "log.h"
 
 int main(int argc, char **argv)
 {
@@ -13,6 +16,8 @@ int main(int argc, char **argv)
 	int r;
 
 	r = pf_cmd_parse(argc, argv, false, &o);
+	if (getenv(PF_DETACHED_ENV))
+		pf_log_set_prefix("pvscan-fast: ");
 	if (r < 0)
 		r = o.dump ? pf_cmd_dump(&o) : pf_cmd_cache(&o);
 	pf_cmd_opts_release(&o);

@@ -25,11 +25,6 @@
 #include "settings.h"
 
 #define ENGINE_NAME "pvscan-fast-engine"
-/*
- * Set for a leader that --background moved out of its caller: it records nothing (its caller
- * did) and waits for the lock (its caller held it until the leader was on its way).
- */
-#define DETACHED_ENV "PVSCAN_FAST_DETACHED"
 /* What a transient service must see of ours: where the state is, and the tests' overrides. */
 static const char *const passed_env[] = {
 	"PVSCAN_FAST_RUN_DIR", "PVSCAN_FAST_LOCK_DIR", "PVSCAN_FAST_ENGINE", "PVSCAN_FAST_DEBUG",
@@ -200,7 +195,7 @@ static int lead_as_service(int argc, char **argv)
 	args[n++] = "--property=DefaultDependencies=no";
 	args[n++] = unit;
 	args[n++] = "--description=pvscan-fast leader: scan and autoactivate LVM2 PVs";
-	(void)snprintf(setenv_buf[k], sizeof(setenv_buf[k]), "--setenv=%s=1", DETACHED_ENV);
+	(void)snprintf(setenv_buf[k], sizeof(setenv_buf[k]), "--setenv=%s=1", PF_DETACHED_ENV);
 	args[n++] = setenv_buf[k++];
 	for (size_t i = 0; i < sizeof(passed_env) / sizeof(passed_env[0]); i++) {
 		const char *v = getenv(passed_env[i]);
@@ -265,7 +260,7 @@ static int lead_detached(void)
 		(void)dup2(null, STDOUT_FILENO);
 		(void)dup2(err >= 0 ? err : null, STDERR_FILENO);
 	}
-	return setenv(DETACHED_ENV, "1", 1) < 0 ? -errno : 0;
+	return setenv(PF_DETACHED_ENV, "1", 1) < 0 ? -errno : 0;
 }
 
 /* --background: the leader goes on outside its caller; 0 in the process that leads. */
@@ -305,7 +300,7 @@ int main(int argc, char **argv)
 		exec_engine(argv);
 	}
 	if (pf_cmd_coalesces(&o)) {
-		bool detached = getenv(DETACHED_ENV) != NULL;
+		bool detached = getenv(PF_DETACHED_ENV) != NULL;
 
 		r = follow(&o, detached, &lock_fd);
 		if (r == 1) {

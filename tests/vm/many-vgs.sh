@@ -1,28 +1,33 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Guest script: many single-PV VGs brought up by one storm of pvscan-fast's udev form in udev.
+# Guest script: many single-PV VGs brought up at coldplug by pvscan-fast's installed udev rule.
 #
-#   tests/vm/vm-run.sh --udev-children-max 8 tests/vm/many-vgs.sh [IMAGES.tar]
+#   tests/vm/vm-run.sh --udev-children-max 8 tests/vm/many-vgs.sh [IMAGES.tar [MORE.tar]]
 #
 # N VGs (200; clones of fixtures/single, from IMAGES.tar made by vm-many.sh with
-# tests/bench/clone-pvs.py, else cloned here, which is slow under TCG) on loop devices. A rule in
-# /etc/udev/rules.d (masking Debian's 69-lvm.rules) runs `pvscan-fast --cache -aay --autoactivation
-# event --major M --minor m` for every LVM2_member add/change event, inside udev's workers, with
-# udevd's children_max well below N (8) and no systemd. Two storms:
-#   1. all loops attached while udev's queue is stopped, then the queue started: N kernel change
-#      events at once, the first leader since boot reads every device;
-#   2. after `vgchange -an`, `udevadm trigger --action=change` on every loop: leaders now read
-#      only the devices recorded as pending.
-# After each: every LV active with the table its metadata gives, /dev/VG/LV and /dev/mapper links,
-# udev's queue drained, no worker timed out, was killed or had a RUN fail, pvscan-fast's queue and
-# journal empty, no udev semaphore left. After storm 1, lvm2's `vgchange -an` must remove
+# tests/bench/clone-pvs.py, else cloned here, which is slow under TCG) on null_blk devices, which
+# udev sees like disks: their `add` events go through the rules. udev/69-pvscan-fast.rules from
+# the build tree is installed in /etc/udev/rules.d (naming the build tree's command) and Debian's
+# 69-lvm.rules masked. udevd's children_max is well below N (8), and there is no systemd: the
+# leader goes on in its own session (--background), the other calls only record their device.
+#   1. coldplug: all devices created and written while udev's queue is stopped, then the queue
+#      started: N kernel add events at once; the first leader since boot reads every device;
+#   2. after `vgchange -an`, `udevadm trigger --action=add` on every device: leaders now read
+#      only the devices recorded as pending;
+#   3. hotplug (configfs null_blk; MORE.tar holds hp-d1.img, one single-PV VG, and tp-d1.img,
+#      tp-d2.img, one two-PV VG): the new VG comes up; the two-PV VG waits for its second PV;
+#   4. both rules: lvm2's own rule (an instrumented copy) and ours on the same events: every VG
+#      activated once, by one of them, and neither says a word on stderr.
+# After 1 and 2: every LV active with the table its metadata gives, /dev/VG/LV and /dev/mapper
+# links, udev's queue drained, no worker timed out, was killed or had a RUN fail, pvscan-fast's
+# queue and journal empty, no udev semaphore left. After 1, lvm2's `vgchange -an` must remove
 # everything cleanly. Times are printed as "# " lines.
 #
 # MANY_VGS_N (200, or fewer than the archive holds), MANY_VGS_CHILDREN_MAX (8),
 # MANY_VGS_EVENT_TIMEOUT (udevd's --event-timeout; its default, 180 s, when unset),
 # MANY_VGS_KEEP=DIR (a --rw directory: udevd's log and the tables are copied there).
-# MANY_VGS_STORM2=0 skips storm 2.
-# MANY_VGS_LVM2=1 runs lvm2 2.03.16's own rule instead of storm 2, for comparison (it can
+# MANY_VGS_STORM2=0 skips storm 2; MANY_VGS_BOTH (20) is how many devices part 4 uses.
+# MANY_VGS_LVM2=1 runs lvm2 2.03.16's own rule alone instead of storm 2, for comparison (it can
 # deadlock: every worker in `vgchange -aay` waiting for udev to process its devices, which needs
 # a free worker); that part only reports, within MANY_VGS_LVM2_DEADLINE seconds (150), and never
 # fails the test.
@@ -65,6 +70,7 @@ PF=$work/bin/pvscan-fast
 
 # --- images ------------------------------------------------------------------------------------
 t=$(up)
+more=${2:-}
 if [ $# -ge 1 ]; then
 	tar -xSf "$1" -C "$work/img"
 else
@@ -104,16 +110,17 @@ until udevadm control --ping --timeout=1 >/dev/null 2>&1; do
 done
 echo "# systemd-udevd $udevd_pid: children_max $CM, --debug${et:+ $et}, log $work/udevd.log"
 
-# pvscan-fast's udev form on every LVM PV event; Debian's 69-lvm.rules masked by the same name.
-cat >/etc/udev/rules.d/69-lvm.rules <<EOF
-# pvscan-fast's udev form for LVM PVs (tests/vm/many-vgs.sh)
-SUBSYSTEM!="block", GOTO="pf_end"
-ENV{DM_UDEV_DISABLE_OTHER_RULES_FLAG}=="1", GOTO="pf_end"
-ACTION!="add|change", GOTO="pf_end"
-ENV{ID_FS_TYPE}=="LVM2_member", \
-	RUN+="$PF --cache -aay --autoactivation event --major \$major --minor \$minor"
-LABEL="pf_end"
-EOF
+# pvscan-fast's rule as `make install` puts it, naming the build tree's command; Debian's
+# 69-lvm.rules masked, as docs/pvscan-fast.8 tells admins to.
+mask_lvm_rule many-vgs.sh
+# 60-persistent-storage.rules probes only the disk kinds it knows: null_blk made one of them.
+echo 'SUBSYSTEM=="block", KERNEL=="nullb*", ACTION!="remove", IMPORT{builtin}="blkid"' \
+	>/etc/udev/rules.d/61-nullb-blkid.rules
+# lvm2 knows no "nullb" device type (lib/device/device-types.h): without this, lvm2 and
+# pvscan-fast alike pass the devices by. Written whole: the guest's /etc is a tmpfs overlay.
+printf 'devices {\n\ttypes = [ "nullb", 16 ]\n}\n' >/etc/lvm/lvm.conf
+sed "s|@sbindir@|$work/bin|g" "$top_srcdir/udev/69-pvscan-fast.rules.in" \
+	>/etc/udev/rules.d/69-pvscan-fast.rules
 udevadm control --reload
 
 # udev_log: the lines of udevd's log since mark $1 (a line count).
@@ -124,12 +131,12 @@ log_mark() {
 	wc -l <"$work/udevd.log"
 }
 
-# Expected tables: every VG's lv0 on its loop device, as the fixture's metadata says.
+# Expected tables: every VG's lv0 on its device, as the fixture's metadata says.
 expect_tables() {
 	while read -r _ devno img; do
 		vg=$(basename "$img" -d1.img)
 		echo "$vg-lv0: 0 $LV_SECTORS linear $devno $PE_START"
-	done <"$work/loops" | sort >"$work/expect.table"
+	done <"$work/devs" | sort >"$work/expect.table"
 }
 
 # links_count: how many VGs have /dev/VG/lv0 and /dev/mapper/VG-lv0 (no process per VG).
@@ -255,32 +262,29 @@ deactivate() {
 	fi
 }
 
-# --- storm 1: kernel change events of N new loop devices, all queued at once --------------------
-# Attached by one python process (a losetup per device costs ~0.3 s under TCG); prints
-# "loopN MAJ:MIN IMAGE" per device.
-attach() {
+# --- storm 1: coldplug, kernel add events of N new null_blk devices, all queued at once ---------
+# write_images DEV IMAGE...: each image's non-zero 4 KiB blocks onto its device (memory-backed
+# null_blk keeps what is written), by one python process; prints "NAME MAJ:MIN IMAGE".
+write_images() {
 	python3 - "$@" <<'EOF'
-import fcntl, os, struct, sys, time
-LOOP_CTL_GET_FREE, LOOP_CONFIGURE = 0x4C82, 0x4C0A
-ctl = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
-for img in sys.argv[1:]:
-    n = fcntl.ioctl(ctl, LOOP_CTL_GET_FREE)
-    dev = "/dev/loop%d" % n
-    for _ in range(500):
-        try:
-            lfd = os.open(dev, os.O_RDWR | os.O_CLOEXEC)
-            break
-        except FileNotFoundError:
-            time.sleep(0.01)
-    bfd = os.open(img, os.O_RDWR | os.O_CLOEXEC)
-    # struct loop_config: fd, block_size, struct loop_info64 (lo_file_name for losetup -l)
-    info = struct.pack("=5Q4I64s64s32s2Q", 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                       img.encode()[:63], b"", b"", 0, 0)
-    fcntl.ioctl(lfd, LOOP_CONFIGURE, struct.pack("=II", bfd, 0) + info + bytes(64))
-    rdev = os.fstat(lfd).st_rdev
-    os.close(bfd)
-    os.close(lfd)
-    print("loop%d %d:%d %s" % (n, os.major(rdev), os.minor(rdev), img), flush=True)
+import os, sys
+args = sys.argv[1:]
+for dev, img in zip(args[0::2], args[1::2]):
+    with open(img, "rb") as src:
+        fd = os.open(dev, os.O_WRONLY | os.O_CLOEXEC)
+        off = 0
+        while True:
+            blk = src.read(4096)
+            if not blk:
+                break
+            if blk.count(0) != len(blk):
+                os.pwrite(fd, blk, off)
+            off += len(blk)
+        os.fsync(fd)
+        rdev = os.fstat(fd).st_rdev
+        os.close(fd)
+    print("%s %d:%d %s" % (os.path.basename(dev), os.major(rdev), os.minor(rdev), img),
+          flush=True)
 EOF
 }
 
@@ -288,17 +292,26 @@ udevadm settle
 mark=$(log_mark)
 udevadm control --stop-exec-queue
 t=$(up)
-attach "$@" >"$work/loops"
-if [ "$(wc -l <"$work/loops")" -ne "$N" ]; then
+# 1 GiB each, memory-backed: only the PV's label and metadata are ever written.
+modprobe null_blk nr_devices="$N" gb=1 memory_backed=1
+i=0
+pairs=""
+for img in "$@"; do
+	pairs="$pairs /dev/nullb$i $img"
+	i=$((i + 1))
+done
+# shellcheck disable=SC2086 # device and image paths have no blanks
+write_images $pairs >"$work/devs"
+if [ "$(wc -l <"$work/devs")" -ne "$N" ]; then
 	udevadm control --start-exec-queue
-	echo "many-vgs: attached $(wc -l <"$work/loops") of $N images" >&2
+	echo "many-vgs: wrote $(wc -l <"$work/devs") of $N devices" >&2
 	exit 1
 fi
-echo "# attached $N loop devices in $(since "$t") s with udev's queue stopped"
+echo "# $N null_blk devices made and written in $(since "$t") s with udev's queue stopped"
 expect_tables
 t0=$(up)
 udevadm control --start-exec-queue
-storm_wait "storm 1 (kernel events)" "$t0" "$mark"
+storm_wait "storm 1 (coldplug)" "$t0" "$mark"
 deactivate "storm 1"
 # lvm2 2.03.16's vgchange -an re-arms autoactivation (removes vgs_online/VG) only for the first
 # VG it deactivates (toollib.c resets online_vg_file_removed per VG only for LV commands): re-arm
@@ -312,20 +325,144 @@ rm -f /run/lvm/vgs_online/*
 if [ "${MANY_VGS_LVM2:-0}" != 1 ] && [ "${MANY_VGS_STORM2:-1}" != 0 ]; then
 	mark=$(log_mark)
 	t0=$(up)
-	# shellcheck disable=SC2046 # loop names have no blanks
-	udevadm trigger --action=change $(awk '{ print "/dev/" $1 }' "$work/loops")
+	# shellcheck disable=SC2046 # device names have no blanks
+	udevadm trigger --action=add $(awk '{ print "/dev/" $1 }' "$work/devs")
 	storm_wait "storm 2 (udevadm trigger)" "$t0" "$mark"
+fi
+
+# leader_idle: udev's queue drained and no pvscan-fast leader at work (one that lets go looks at
+# the queue once more, so ask twice).
+leader_idle() {
+	udevadm settle --timeout=120 || true
+	flock /run/lock/lvm/pvscan-fast.leader true
+	sleep 0.5
+	flock /run/lock/lvm/pvscan-fast.leader true
+}
+
+# wait_vg VG SECONDS: 0 once /dev/VG has a link, 1 after SECONDS.
+wait_vg() {
+	_t=$(up)
+	until [ -n "$(find "/dev/$1" -mindepth 1 -maxdepth 1 -type l 2>/dev/null)" ]; do
+		awk -v e="$(since "$_t")" -v d="$2" 'BEGIN { exit !(e > d) }' && return 1
+		sleep 0.5
+	done
+	return 0
+}
+
+# --- 3: hotplug ---------------------------------------------------------------------------------
+# hotplug NAME IMAGE: a new memory-backed null_blk (configfs) holding IMAGE, its add event held
+# back until the PV is written, as a disk's would be complete when it appears.
+hotplug() {
+	cfg=/sys/kernel/config/nullb
+	[ -d "$cfg" ] || mount -t configfs none /sys/kernel/config
+	mkdir "$cfg/$1"
+	echo 1 >"$cfg/$1/memory_backed"
+	echo 1024 >"$cfg/$1/size"
+	udevadm control --stop-exec-queue
+	ls /sys/block >"$work/before"
+	echo 1 >"$cfg/$1/power"
+	# the kernel names it (nullbINDEX, or after the directory in newer kernels)
+	_dev=$(ls /sys/block | grep -vxF -f "$work/before" | head -n 1)
+	write_images "/dev/$_dev" "$2" >>"$work/hot"
+	udevadm control --start-exec-queue
+}
+
+if [ -n "$more" ]; then
+	mkdir -p "$work/more"
+	tar -xSf "$more" -C "$work/more"
+	hotplug hp "$work/more/hp00000-d1.img"
+	if wait_vg hp00000 60; then
+		ok "hotplug: a new PV's VG comes up"
+	else
+		not_ok "hotplug: /dev/hp00000 not there 60 s after its PV appeared"
+	fi
+	hotplug tp1 "$work/more/tp00000-d1.img"
+	leader_idle
+	if [ -e /dev/tp00000 ] || [ -e /run/lvm/vgs_online/tp00000 ]; then
+		not_ok "hotplug: a two-PV VG came up with one PV"
+	else
+		ok "hotplug: a two-PV VG waits for its second PV"
+	fi
+	hotplug tp2 "$work/more/tp00000-d2.img"
+	if wait_vg tp00000 60; then
+		ok "hotplug: the second PV completes the VG and it comes up"
+	else
+		not_ok "hotplug: /dev/tp00000 not there 60 s after its second PV appeared"
+	fi
+	leader_idle
+fi
+
+# --- 4: both rules --------------------------------------------------------------------------------
+# A host that installed pvscan-fast but did not mask lvm2's rule. Debian's rule as shipped, but
+# its lvm calls noted; children_max raised, since lvm2's rule runs vgchange inside the worker
+# without systemd and would otherwise deadlock on its own (see MANY_VGS_LVM2).
+B=${MANY_VGS_BOTH:-20}
+[ "$B" -le "$N" ] || B=$N
+if [ "$B" -gt 0 ]; then
+	lvm vgchange -an >/dev/null 2>&1 || true
+	leader_idle
+	rm -rf /run/lvm/pvs_online /run/lvm/vgs_online /run/lvm/pvs_lookup /run/lvm/pvscan-fast
+	cat >"$work/bin/lvm" <<EOF
+#!/bin/sh
+echo "\$*" >>"$work/lvm2-calls"
+exec /sbin/lvm "\$@"
+EOF
+	chmod 0755 "$work/bin/lvm"
+	: >"$work/lvm2-calls"
+	sed "s|/sbin/lvm|$work/bin/lvm|g" /lib/udev/rules.d/69-lvm.rules \
+		>/etc/udev/rules.d/69-lvm.rules
+	udevadm control --reload --children-max=64
+	head -n "$B" "$work/devs" | awk '{ print $3 }' | sed 's|.*/||; s|-d1.img$||' | sort \
+		>"$work/both.want"
+	dmesg -c >/dev/null 2>&1 || true
+	mark=$(log_mark)
+	# shellcheck disable=SC2046 # device names have no blanks
+	udevadm trigger --action=add $(head -n "$B" "$work/devs" | awk '{ print "/dev/" $1 }')
+	t0=$(up)
+	for vg in $(cat "$work/both.want"); do
+		wait_vg "$vg" 60 || break
+	done
+	leader_idle
+	up_vgs=$(for vg in $(cat "$work/both.want"); do
+		[ -L "/dev/$vg/lv0" ] && echo "$vg"; done)
+	if [ "$(echo "$up_vgs" | grep -c .)" -eq "$B" ]; then
+		ok "both rules: all $B VGs up ($(since "$t0") s)"
+	else
+		not_ok "both rules: $(echo "$up_vgs" | grep -c .) of $B VGs up"
+	fi
+	grep '^vgchange' "$work/lvm2-calls" | awk '{ print $NF }' | sort >"$work/both.lvm2"
+	dups=$(uniq -d "$work/both.lvm2")
+	by_lvm2=$(grep -c . "$work/both.lvm2" || true)
+	if [ -z "$dups" ]; then
+		ok "both rules: no VG activated twice (lvm2's rule $by_lvm2, pvscan-fast $((B - by_lvm2)))"
+	else
+		not_ok "both rules: lvm2's rule activated $dups more than once"
+	fi
+	claimed=$(find /run/lvm/vgs_online -mindepth 1 | wc -l)
+	[ "$claimed" -eq "$B" ] && ok "both rules: $B VGs claimed once each in vgs_online" ||
+		not_ok "both rules: $claimed VGs claimed, want $B"
+	udev_log_since "$mark" >"$work/both.log"
+	said=$(grep -E "'($work/bin/lvm|$PF) .*'\(err\)|failed with exit code|killed|[Tt]imed out" \
+		"$work/both.log" | head -5 || true)
+	kmsg=$(dmesg 2>/dev/null | grep -i 'pvscan' | head -5 || true)
+	if [ -z "$said$kmsg" ]; then
+		ok "both rules: no errors or warnings from either, no RUN failed"
+	else
+		not_ok "both rules: $said $kmsg"
+	fi
+	mask_lvm_rule many-vgs.sh
+	udevadm control --children-max="$CM"
 fi
 
 # --- for comparison only: lvm2's own rule --------------------------------------------------------
 if [ "${MANY_VGS_LVM2:-0}" = 1 ]; then
-	rm -f /etc/udev/rules.d/69-lvm.rules
+	rm -f /etc/udev/rules.d/69-lvm.rules /etc/udev/rules.d/69-pvscan-fast.rules
 	udevadm control --reload
 	rm -rf /run/lvm/pvs_online /run/lvm/vgs_online /run/lvm/pvs_lookup /run/lvm/pvscan-fast
 	mark=$(log_mark)
 	t0=$(up)
 	# shellcheck disable=SC2046
-	udevadm trigger --action=change $(awk '{ print "/dev/" $1 }' "$work/loops")
+	udevadm trigger --action=add $(awk '{ print "/dev/" $1 }' "$work/devs")
 	t_links=""
 	while :; do
 		el=$(since "$t0")

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# make check: 200 VGs brought up by a storm of pvscan-fast's udev form in udev (many-vgs.sh).
+# make check: 200 VGs brought up at coldplug by pvscan-fast's udev rule, then hotplug and both
+# rules at once (many-vgs.sh).
 #
-# The PV images are cloned here, natively, and handed to the guest as one sparse tar in the
-# build tree: cloning 200 images with python under TCG costs about a minute.
+# The PV images are cloned here, natively, and handed to the guest as sparse tars in the build
+# tree: cloning 200 images with python under TCG costs about a minute.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,13 +19,17 @@ mkdir -p "$top_builddir/tests/vm"
 dir=$(mktemp -d "$top_builddir/tests/vm/many-vgs.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 trap 'exit 130' INT TERM
-python3 "$top_srcdir/tests/bench/clone-pvs.py" "$top_srcdir/tests/fixtures/single" \
-	"${MANY_VGS_N:-200}" "$dir/img" mv >/dev/null
+clone="$top_srcdir/tests/bench/clone-pvs.py"
+python3 "$clone" "$top_srcdir/tests/fixtures/single" "${MANY_VGS_N:-200}" "$dir/img" mv >/dev/null
 (cd "$dir/img" && tar -cSf "$dir/images.tar" -- *.img)
-rm -rf "$dir/img"
+# for hotplug: one more single-PV VG and a two-PV VG
+python3 "$clone" "$top_srcdir/tests/fixtures/single" 1 "$dir/more" hp >/dev/null
+python3 "$clone" "$top_srcdir/tests/fixtures/two-pv" 1 "$dir/more" tp >/dev/null
+(cd "$dir/more" && tar -cSf "$dir/more.tar" -- *.img)
+rm -rf "$dir/img" "$dir/more"
 
 # children_max well below the number of VGs: udev's workers are scarce, as in the issue.
 rc=0
 /bin/sh "$top_srcdir/tests/vm/vm-run.sh" --udev-children-max 8 --timeout "${VM_TIMEOUT:-900}" \
-	"$top_srcdir/tests/vm/many-vgs.sh" "$dir/images.tar" || rc=$?
+	"$top_srcdir/tests/vm/many-vgs.sh" "$dir/images.tar" "$dir/more.tar" || rc=$?
 exit "$rc"
