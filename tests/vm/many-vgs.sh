@@ -26,7 +26,7 @@
 # MANY_VGS_N (200, or fewer than the archive holds), MANY_VGS_CHILDREN_MAX (8),
 # MANY_VGS_EVENT_TIMEOUT (udevd's --event-timeout; its default, 180 s, when unset),
 # MANY_VGS_KEEP=DIR (a --rw directory: udevd's log and the tables are copied there).
-# MANY_VGS_STORM2=0 skips storm 2; MANY_VGS_BOTH (20) is how many devices part 4 uses.
+# MANY_VGS_STORM2=0 skips storm 2; MANY_VGS_BOTH (10) is how many devices part 4 uses.
 # MANY_VGS_LVM2=1 runs lvm2 2.03.16's own rule alone instead of storm 2, for comparison (it can
 # deadlock: every worker in `vgchange -aay` waiting for udev to process its devices, which needs
 # a free worker); that part only reports, within MANY_VGS_LVM2_DEADLINE seconds (150), and never
@@ -408,7 +408,7 @@ fi
 # A host that installed pvscan-fast but did not mask lvm2's rule. Debian's rule as shipped, but
 # its lvm calls noted; children_max raised, since lvm2's rule runs vgchange inside the worker
 # without systemd and would otherwise deadlock on its own (see MANY_VGS_LVM2).
-B=${MANY_VGS_BOTH:-20}
+B=${MANY_VGS_BOTH:-10}
 [ "$B" -le "$N" ] || B=$N
 if [ "$B" -gt 0 ]; then
 	lvm vgchange -an >/dev/null 2>&1 || true

@@ -10,6 +10,10 @@
 # /var/tmp are hidden in the guest, so scripts, arguments and --rw directories must live
 # elsewhere (the build tree).
 #
+# With --systemd the host's systemd is PID 1 of the guest instead of a shell: it starts
+# journald, systemd-udevd (stock rules) and the coldplug, and a unit then runs the script and
+# powers off, so rules that look for /run/systemd/system (systemd-run) take their systemd path.
+#
 # Exit status: the script's (77 = skip passes through); 77 when QEMU, a kernel image or a
 # static busybox is missing; 1 when the guest times out or dies without reporting; 2 on
 # usage errors.
@@ -32,6 +36,7 @@ usage: $0 [options] SCRIPT [ARGS...]
   --cpus N                 virtual CPUs (default 2)
   --modules "m1 m2 ..."    load these modules (host modprobe, in the guest) before udev
   --no-udev                do not start systemd-udevd
+  --systemd                boot systemd as PID 1; a unit runs SCRIPT (journald, udevd only)
   --udev-children-max N    systemd-udevd --children-max
   --udev-trigger-all       coldplug every device (default: block and misc only, ~6 s less)
   --timeout SEC            kill the VM after SEC seconds (default 600) and fail
@@ -88,6 +93,7 @@ mem=1024
 cpus=2
 modules=""
 udev=1
+systemd=0
 children_max=""
 trigger_all=0
 timeout=600
@@ -107,6 +113,7 @@ while [ $# -gt 0 ]; do
 	--cpus) need_arg "$@"; cpus=$2; shift 2 ;;
 	--modules) need_arg "$@"; modules="$modules $2"; shift 2 ;;
 	--no-udev) udev=0; shift ;;
+	--systemd) systemd=1; shift ;;
 	--udev-children-max) need_arg "$@"; children_max=$2; shift 2 ;;
 	--udev-trigger-all) trigger_all=1; shift ;;
 	--timeout) need_arg "$@"; timeout=$2; shift 2 ;;
@@ -161,6 +168,9 @@ command -v qemu-system-x86_64 >/dev/null 2>&1 ||
 for c in cpio modprobe timeout; do
 	command -v "$c" >/dev/null 2>&1 || skip "$c not installed"
 done
+if [ "$systemd" -eq 1 ]; then
+	[ -x /lib/systemd/systemd ] || skip "--systemd: no /lib/systemd/systemd (Debian: systemd)"
+fi
 busybox=/bin/busybox
 if [ ! -x "$busybox" ] || ldd "$busybox" >/dev/null 2>&1; then
 	skip "no static $busybox (Debian: busybox-static)"
@@ -343,11 +353,88 @@ up() {
 	cut -d' ' -f1 /proc/uptime
 }
 
+# run_script: the script, its status out through the run directory, then power off.
+run_script() {
+	t0=$(up)
+	env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+		LANG=C.UTF-8 SHELL=/bin/sh /bin/sh "$run/cmd.sh" </dev/null >"$run/output" 2>&1
+	rc=$?
+	t1=$(up)
+	echo "$rc $t0 $t1" >"$run/status"
+	echo "@@VM-RUN-EXIT $rc@@" >/dev/console
+	sync
+	/bin/busybox poweroff -f
+	echo o >/proc/sysrq-trigger
+	sleep 60
+}
+
 . "$run/config" || fatal "cannot read $run/config"
+# --systemd: the unit vm-run.service comes back here for the script.
+if [ "${2:-}" = --service ]; then
+	echo "service $(up)" >>"$run/timing"
+	if [ "$VM_UDEV" = 1 ]; then
+		udevadm settle --timeout=120 || echo "vm-init: udevadm settle timed out" >/dev/console
+		echo "settled $(up)" >>"$run/timing"
+	fi
+	run_script
+fi
 echo "stage2 $(up)" >"$run/timing"
 for m in $VM_MODULES; do
 	modprobe "$m" || fatal "modprobe $m"
 done
+
+if [ "$VM_SYSTEMD" = 1 ]; then
+	# Only what vm-run.target pulls in starts: journald, udevd and its coldplug (block and
+	# misc unless --udev-trigger-all), then the script. No getty, network or mounts from
+	# fstab: they cost boot time and the host's fstab is not the guest's.
+	u=/etc/systemd/system
+	mkdir -p "$u/systemd-udev-trigger.service.d" /etc/systemd/journald.conf.d \
+		/etc/systemd/system-generators || fatal "$u"
+	# Generators (fstab, getty, lvm2's, ...) make units nothing here wants: masked, ~seconds.
+	for g in /lib/systemd/system-generators/* /usr/lib/systemd/system-generators/*; do
+		[ -e "$g" ] && ln -sf /dev/null "/etc/systemd/system-generators/${g##*/}"
+	done
+	deps=systemd-journald.service
+	[ "$VM_UDEV" = 0 ] || deps="$deps systemd-udevd.service systemd-udev-trigger.service"
+	cat >"$u/vm-run.target" <<EOF || fatal "$u/vm-run.target"
+[Unit]
+Description=vm-run: the test script and what it needs
+Wants=vm-run.service
+EOF
+	cat >"$u/vm-run.service" <<EOF || fatal "$u/vm-run.service"
+[Unit]
+Description=vm-run: the test script
+DefaultDependencies=no
+Wants=$deps
+After=$deps
+[Service]
+Type=oneshot
+ExecStart=/bin/sh $run/stage2 $run --service
+StandardOutput=tty
+StandardError=tty
+TTYPath=/dev/console
+TimeoutStartSec=infinity
+EOF
+	if [ "$VM_TRIGGER_ALL" = 0 ]; then
+		cat >"$u/systemd-udev-trigger.service.d/vm-run.conf" <<EOF || fatal "trigger"
+[Service]
+ExecStart=
+ExecStart=-udevadm trigger --type=subsystems --action=add
+ExecStart=-udevadm trigger --type=devices --action=add --subsystem-match=block --subsystem-match=misc
+EOF
+	fi
+	# udevd's log (worker timeouts, kills) must stay readable: no persistent journal on the
+	# read-only root, and no rate limit dropping the lines of a storm.
+	printf '[Journal]\nStorage=volatile\nRateLimitBurst=0\n' \
+		>/etc/systemd/journald.conf.d/vm-run.conf || fatal "journald.conf"
+	if [ -n "$VM_CHILDREN_MAX" ]; then
+		echo "children_max=$VM_CHILDREN_MAX" >>/etc/udev/udev.conf || fatal "udev.conf"
+	fi
+	echo "systemd $(up)" >>"$run/timing"
+	exec /lib/systemd/systemd --unit=vm-run.target --show-status=0 --log-level=warning \
+		--log-target=console
+	fatal "exec /lib/systemd/systemd"
+fi
 
 if [ "$VM_UDEV" = 1 ]; then
 	cm=""
@@ -366,17 +453,7 @@ if [ "$VM_UDEV" = 1 ]; then
 	echo "settled $(up)" >>"$run/timing"
 fi
 
-t0=$(up)
-env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-	LANG=C.UTF-8 SHELL=/bin/sh /bin/sh "$run/cmd.sh" </dev/null >"$run/output" 2>&1
-rc=$?
-t1=$(up)
-echo "$rc $t0 $t1" >"$run/status"
-echo "@@VM-RUN-EXIT $rc@@"
-sync
-/bin/busybox poweroff -f
-echo o >/proc/sysrq-trigger
-sleep 60
+run_script
 STAGE2
 }
 
@@ -427,6 +504,7 @@ check_visible "$run"
 stage2_text >"$run/stage2"
 {
 	echo "VM_UDEV=$udev"
+	echo "VM_SYSTEMD=$systemd"
 	echo "VM_CHILDREN_MAX=$children_max"
 	echo "VM_TRIGGER_ALL=$trigger_all"
 	# shellcheck disable=SC2086 # word splitting normalises the list
