@@ -420,7 +420,8 @@ EOF
 [Service]
 ExecStart=
 ExecStart=-udevadm trigger --type=subsystems --action=add
-ExecStart=-udevadm trigger --type=devices --action=add --subsystem-match=block --subsystem-match=misc
+ExecStart=-udevadm trigger --type=devices --action=add --subsystem-match=block \
+	--subsystem-match=misc
 EOF
 	fi
 	# udevd's log (worker timeouts, kills) must stay readable: no persistent journal on the
