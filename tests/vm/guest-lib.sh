@@ -71,3 +71,34 @@ up() {
 since() {
 	awk -v a="$1" -v b="$(up)" 'BEGIN { printf "%.1f", b - a }'
 }
+
+# nullb_like_disk: let udev and lvm2 treat null_blk devices as the disks they stand for.
+# 60-persistent-storage.rules probes only the disk kinds it knows, and lvm2 knows no "nullb"
+# device type (lib/device/device-types.h): without both, lvm2 and pvscan-fast alike pass them
+# by. lvm.conf is written whole: the guest's /etc is a tmpfs overlay.
+nullb_like_disk() {
+	echo 'SUBSYSTEM=="block", KERNEL=="nullb*", ACTION!="remove", IMPORT{builtin}="blkid"' \
+		>/etc/udev/rules.d/61-nullb-blkid.rules
+	printf 'devices {\n\ttypes = [ "nullb", 16 ]\n}\n' >/etc/lvm/lvm.conf
+}
+
+# install_pf_rule NAME BINDIR: pvscan-fast's rule as `make install` puts it, naming the command
+# in BINDIR, with Debian's 69-lvm.rules masked, as docs/pvscan-fast.8 tells admins to.
+install_pf_rule() {
+	mask_lvm_rule "$1"
+	sed "s|@sbindir@|$2|g" "$top_srcdir/udev/69-pvscan-fast.rules.in" \
+		>/etc/udev/rules.d/69-pvscan-fast.rules
+	udevadm control --reload
+}
+
+# guest_images TAR PREFIX N: TAR's PV images (else N clones of fixtures/single named PREFIX...)
+# into $work/img.
+guest_images() {
+	mkdir -p "$work/img"
+	if [ -n "$1" ]; then
+		tar -xSf "$1" -C "$work/img"
+	else
+		python3 "$top_srcdir/tests/bench/clone-pvs.py" "$top_srcdir/tests/fixtures/single" \
+			"$3" "$work/img" "$2" >/dev/null
+	fi
+}

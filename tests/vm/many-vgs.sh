@@ -71,12 +71,7 @@ PF=$work/bin/pvscan-fast
 # --- images ------------------------------------------------------------------------------------
 t=$(up)
 more=${2:-}
-if [ $# -ge 1 ]; then
-	tar -xSf "$1" -C "$work/img"
-else
-	python3 "$top_srcdir/tests/bench/clone-pvs.py" "$top_srcdir/tests/fixtures/single" "$N" \
-		"$work/img" mv >/dev/null
-fi
+guest_images "${1:-}" mv "$N"
 set -- "$work"/img/*.img
 [ -f "$1" ] || { echo "many-vgs: no images" >&2; exit 1; }
 # MANY_VGS_N below the archive's count: the first N only
@@ -110,18 +105,8 @@ until udevadm control --ping --timeout=1 >/dev/null 2>&1; do
 done
 echo "# systemd-udevd $udevd_pid: children_max $CM, --debug${et:+ $et}, log $work/udevd.log"
 
-# pvscan-fast's rule as `make install` puts it, naming the build tree's command; Debian's
-# 69-lvm.rules masked, as docs/pvscan-fast.8 tells admins to.
-mask_lvm_rule many-vgs.sh
-# 60-persistent-storage.rules probes only the disk kinds it knows: null_blk made one of them.
-echo 'SUBSYSTEM=="block", KERNEL=="nullb*", ACTION!="remove", IMPORT{builtin}="blkid"' \
-	>/etc/udev/rules.d/61-nullb-blkid.rules
-# lvm2 knows no "nullb" device type (lib/device/device-types.h): without this, lvm2 and
-# pvscan-fast alike pass the devices by. Written whole: the guest's /etc is a tmpfs overlay.
-printf 'devices {\n\ttypes = [ "nullb", 16 ]\n}\n' >/etc/lvm/lvm.conf
-sed "s|@sbindir@|$work/bin|g" "$top_srcdir/udev/69-pvscan-fast.rules.in" \
-	>/etc/udev/rules.d/69-pvscan-fast.rules
-udevadm control --reload
+nullb_like_disk
+install_pf_rule many-vgs.sh "$work/bin"
 
 # udev_log: the lines of udevd's log since mark $1 (a line count).
 udev_log_since() {

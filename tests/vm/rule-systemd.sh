@@ -19,25 +19,15 @@ command -v python3 >/dev/null || { echo "SKIP: rule-systemd: no python3"; exit 7
 N=${RULE_SYSTEMD_N:-50}
 DEADLINE=240
 
-mkdir -p "$work/img" "$work/bin"
+mkdir -p "$work/bin"
 cp "$PF" "$PF-engine" "$work/bin/"
 PF=$work/bin/pvscan-fast
-if [ $# -ge 1 ]; then
-	tar -xSf "$1" -C "$work/img"
-else
-	python3 "$top_srcdir/tests/bench/clone-pvs.py" "$top_srcdir/tests/fixtures/single" "$N" \
-		"$work/img" sd >/dev/null
-fi
+guest_images "${1:-}" sd "$N"
 set -- "$work"/img/*.img
 N=$#
 
-mask_lvm_rule rule-systemd.sh
-echo 'SUBSYSTEM=="block", KERNEL=="nullb*", ACTION!="remove", IMPORT{builtin}="blkid"' \
-	>/etc/udev/rules.d/61-nullb-blkid.rules
-printf 'devices {\n\ttypes = [ "nullb", 16 ]\n}\n' >/etc/lvm/lvm.conf
-sed "s|@sbindir@|$work/bin|g" "$top_srcdir/udev/69-pvscan-fast.rules.in" \
-	>/etc/udev/rules.d/69-pvscan-fast.rules
-udevadm control --reload
+nullb_like_disk
+install_pf_rule rule-systemd.sh "$work/bin"
 udevadm settle
 
 udevadm control --stop-exec-queue
