@@ -42,8 +42,10 @@ STAGE="$T_DIR/stage"
 # The build tree's install paths, as make knows them.
 mkvar() {
 	# shellcheck disable=SC2016 # $(...) is make's, not the shell's
+	# (make check -j hands its MAKEFLAGS down: they would add directory lines to the value)
 	printf 'pf-print-var:\n\t@echo $(%s)\n' "$1" |
-		make -s --no-print-directory -C "$top_builddir" -f Makefile -f - pf-print-var
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory \
+			-C "$top_builddir" -f Makefile -f - pf-print-var
 }
 sbindir=$(mkvar sbindir)
 pkglibexecdir=$(mkvar pkglibexecdir)
