@@ -179,13 +179,7 @@ after_case() {
 	else
 		not_ok "$1: left in pvscan-fast's queue: $left"
 	fi
-	sems=$(ipcs -s | awk '$1 ~ /^0x0d4d/ { print $1 }')
-	if [ -z "$sems" ]; then
-		ok "$1: no udev semaphore left"
-	else
-		not_ok "$1: udev semaphores left: $sems"
-		dmsetup udevcomplete_all -y >/dev/null 2>&1 || true
-	fi
+	no_udev_sems "$1: "
 }
 
 # oracle NAME VG...: what pvscan-fast left must be what lvm2 loads from the same metadata.

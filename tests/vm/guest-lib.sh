@@ -102,3 +102,15 @@ guest_images() {
 			"$3" "$work/img" "$2" >/dev/null
 	fi
 }
+
+# no_udev_sems PREFIX: ok when no udev cookie semaphore (0x0d4d....) is left; else not_ok, and
+# count them off so that later checks start clean. PREFIX ("name: " or "") heads the message.
+no_udev_sems() {
+	_sems=$(ipcs -s | awk '$1 ~ /^0x0d4d/ { print $1 }')
+	if [ -z "$_sems" ]; then
+		ok "${1}no udev semaphore left"
+	else
+		not_ok "${1}udev semaphores left: $_sems"
+		dmsetup udevcomplete_all -y >/dev/null 2>&1 || true
+	fi
+}

@@ -216,13 +216,7 @@ storm_wait() {
 	else
 		not_ok "$name: pvscan-fast state: $online VGs claimed in vgs_online; left:$pending"
 	fi
-	sems=$(ipcs -s | awk '$1 ~ /^0x0d4d/ { print $1 }')
-	if [ -z "$sems" ]; then
-		ok "$name: no udev semaphore left"
-	else
-		not_ok "$name: udev semaphores left: $sems"
-		dmsetup udevcomplete_all -y >/dev/null 2>&1 || true
-	fi
+	no_udev_sems "$name: "
 }
 
 # deactivate NAME: lvm2 takes every VG down again, cleanly.

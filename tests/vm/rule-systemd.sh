@@ -91,8 +91,7 @@ for q in pending inflight activate; do
 	[ "$k" -eq 0 ] || left="$left $k in $q/"
 done
 [ -z "$left" ] && ok "pvscan-fast's queue and journal empty" || not_ok "left:$left"
-sems=$(ipcs -s | awk '$1 ~ /^0x0d4d/ { print $1 }')
-[ -z "$sems" ] && ok "no udev semaphore left" || not_ok "udev semaphores left: $sems"
+no_udev_sems ""
 
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]
