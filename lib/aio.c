@@ -994,6 +994,9 @@ static int run(struct scan *s)
 		fill(s);
 		submit(s);
 		if (s->n_in_flight == 0) {
+			/* fill() may finish the last devices itself (nothing to read: size 0) */
+			if (s->n_done == s->n)
+				break;
 			if (window(s) == 0) {
 				stop_all(s, -EBUSY);
 				return 0;

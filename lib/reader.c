@@ -17,6 +17,7 @@
 
 #include "ioengine.h"
 #include "probe.h"
+#include "pvread.h"
 #include "reader.h"
 
 #define NSEC_PER_MSEC 1000000ULL
@@ -1245,4 +1246,78 @@ int pf_reader_scan(struct pf_aio_target *targets, size_t n, const struct pf_aio_
 in_process:
 	pf_reader_replay_free(rp);
 	return pf_aio_scan(targets, n, opts, ret_stats);
+}
+
+/* A device of no bytes: its probe concludes on nothing, as pf_aio_scan() would conclude it. */
+int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_reader_opts *opts,
+			 bool *ret_nofile_limited)
+{
+	static const struct pf_reader_opts defaults;
+	_cleanup_free_ struct pf_aio_target *t = NULL;
+	_cleanup_free_ size_t *which = NULL;
+	struct pf_aio_opts ao = { 0 };
+	bool limited;
+	size_t m = 0;
+	int r = 0;
+
+	if (!opts)
+		opts = &defaults;
+	if (n && !devs)
+		return -EINVAL;
+	if (n > PF_AIO_TARGETS_MAX)
+		return -E2BIG;
+	for (size_t i = 0; i < n; i++)
+		if (!devs[i].path || !devs[i].probe)
+			return -EINVAL;
+	t = calloc(n ? n : 1, sizeof(*t));
+	which = calloc(n ? n : 1, sizeof(*which));
+	if (!t || !which)
+		return -ENOMEM;
+	/* Not fatal: past the limit the opens fail one by one, and each device says so. */
+	limited = pf_aio_raise_nofile(n) < 0;
+	for (size_t i = 0; i < n; i++) {
+		struct pf_reader_dev *d = &devs[i];
+		struct pf_aio_target *tt = &t[m];
+		int err;
+
+		/* pread takes any buffer, O_DIRECT only aligned ones: buffered for no_aio. */
+		if (opts->no_aio)
+			err = pf_pvread_open(d->path, &tt->fd, &tt->size_bytes);
+		else
+			err = pf_aio_open(d->path, &tt->fd, &tt->direct, &tt->lbs, &tt->size_bytes);
+		pf_probe_init(d->probe, err < 0 ? 0 : tt->size_bytes);
+		d->probe->read_ignored = opts->read_ignored;
+		d->opened = err == 0;
+		d->status = err;
+		pf_diag_clear(&d->diag);
+		d->bytes_read = 0;
+		d->n_reads = 0;
+		if (err < 0) {
+			pf_diag_msg(&d->diag, "cannot open %s: %s", d->path, strerror(-err));
+			continue;
+		}
+		tt->probe = d->probe;
+		which[m++] = i;
+	}
+	if (opts->no_aio) {
+		for (size_t k = 0; k < m && r == 0; k++)
+			r = pf_pvread_probe(t[k].fd, t[k].probe);
+	} else if (m) {
+		ao.timeout_ms = opts->timeout_ms;
+		ao.proc_dir = opts->proc_dir;
+		/* In a reader process: a read that never ends must not hold our exit. */
+		r = pf_reader_scan(t, m, &ao, NULL);
+	}
+	for (size_t k = 0; k < m; k++) {
+		struct pf_reader_dev *d = &devs[which[k]];
+
+		(void)close(t[k].fd);
+		d->status = t[k].status;
+		d->diag = t[k].diag;
+		d->bytes_read = t[k].bytes_read;
+		d->n_reads = t[k].n_reads;
+	}
+	if (r == 0 && ret_nofile_limited)
+		*ret_nofile_limited = limited;
+	return r;
 }

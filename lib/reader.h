@@ -47,6 +47,31 @@
 
 struct pf_reader_replay;
 
+/* One device for pf_reader_scan_paths(). */
+struct pf_reader_dev {
+	/* In */
+	const char *path;
+	struct pf_probe *probe; /* storage: initialised there (size 0 when not opened) */
+	/* Out */
+	bool opened;
+	/*
+	 * 0: the probe ran to its end (read errors are in the probe's statuses).
+	 * Else -errno and diag says why: the open failed (!opened), or the reads
+	 * did not finish (-ETIMEDOUT: no answer in time, the device left out).
+	 */
+	int status;
+	struct pf_diag diag;
+	uint64_t bytes_read; /* by the async reads; 0 with no_aio */
+	unsigned n_reads;
+};
+
+struct pf_reader_opts {
+	unsigned timeout_ms;  /* per read; 0: PF_AIO_TIMEOUT_MS_DEFAULT */
+	const char *proc_dir; /* for fs/aio-max-nr; NULL: "/proc" */
+	bool read_ignored;    /* the probes read ignored mdas' text too (--dump) */
+	bool no_aio;	      /* pread here, no reader and no timeout: one device, no aio context */
+};
+
 /*
  * pf_aio_scan() with the reads made in a reader process (see above); same
  * arguments, results and return codes. Targets whose reads the reader did not
@@ -57,6 +82,18 @@ struct pf_reader_replay;
  */
 int pf_reader_scan(struct pf_aio_target *targets, size_t n, const struct pf_aio_opts *opts,
 		   struct pf_aio_stats *ret_stats) _must_check_;
+
+/*
+ * Read devices by path, as the scan and --dump do: open each (pf_aio_open(),
+ * or buffered for no_aio), initialise its probe, read them all through
+ * pf_reader_scan() (or pread with no_aio), close them. RLIMIT_NOFILE is raised for n descriptors first;
+ * *ret_nofile_limited (may be NULL) says when it could not be, and the opens
+ * past the limit then fail one by one. Returns 0; -EINVAL / -E2BIG for bad
+ * arguments, or -ENOMEM, with devs untouched; or pf_reader_scan()'s error, the
+ * devices then carrying their results.
+ */
+int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_reader_opts *opts,
+			 bool *ret_nofile_limited) _must_check_;
 
 /*
  * The reader's side: run pf_aio_scan() over targets (their probes are fed too)

@@ -8,13 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "aio.h"
 #include "devfile.h"
 #include "devices.h"
 #include "devtypes.h"
 #include "filter.h"
 #include "lvmlock.h"
-#include "pvread.h"
 #include "reader.h"
 #include "scan.h"
 #include "settings.h"
@@ -296,64 +294,40 @@ static void read_failed(struct pf_scan_dev *d, int status)
 /* Open every survivor and read them all at once; probes end up complete or failed. */
 static int read_all(const struct pf_scan_opts *o, struct pf_scan *s)
 {
-	_cleanup_free_ struct pf_aio_target *t = NULL;
+	_cleanup_free_ struct pf_reader_dev *rd = NULL;
 	_cleanup_free_ size_t *which = NULL;
-	struct pf_aio_opts ao = { 0 };
-	struct pf_aio_stats stats = { 0 };
+	struct pf_reader_opts ro = { .proc_dir = o->paths->proc, .no_aio = o->no_aio };
 	size_t n = 0;
-	int r = 0;
+	int r;
 
-	t = calloc(s->n ? s->n : 1, sizeof(*t));
+	rd = calloc(s->n ? s->n : 1, sizeof(*rd));
 	which = calloc(s->n ? s->n : 1, sizeof(*which));
-	if (!t || !which)
+	if (!rd || !which)
 		return -ENOMEM;
-	/* Without more descriptors the opens below fail one by one and say so; not fatal here. */
-	if (pf_aio_raise_nofile(s->n) < 0)
-		s->nofile_limited = true;
 	for (size_t i = 0; i < s->n; i++) {
-		struct pf_scan_dev *d = &s->devs[i];
-		struct pf_aio_target *tt = &t[n];
-
-		if (d->outcome != PF_SCAN_READ)
+		if (s->devs[i].outcome != PF_SCAN_READ)
 			continue;
-		s->n_candidates++;
-		r = pf_aio_open(d->dev.path, &tt->fd, &tt->direct, &tt->lbs, &tt->size_bytes);
-		if (r < 0) {
-			read_failed(d, r);
-			pf_diag_msg(&d->diag, "cannot open %s: %s", d->dev.path, strerror(-r));
-			continue;
-		}
-		pf_probe_init(&d->probe, tt->size_bytes);
-		tt->probe = &d->probe;
+		rd[n].path = s->devs[i].dev.path;
+		rd[n].probe = &s->devs[i].probe;
 		which[n++] = i;
 	}
+	s->n_candidates = n;
 	if (n == 0)
 		return 0;
-	if (o->no_aio) {
-		for (size_t k = 0; k < n; k++) {
-			r = pf_pvread_probe(t[k].fd, t[k].probe);
-			if (r < 0)
-				break;
-		}
-	} else {
-		ao.timeout_ms = o->timeout_ms ? o->timeout_ms
-					      : o->settings->scan_timeout_sec * 1000U;
-		ao.proc_dir = o->paths->proc;
-		/* In a reader process: a read that never ends must not hold our exit (reader.h). */
-		r = pf_reader_scan(t, n, &ao, &stats);
-	}
+	ro.timeout_ms = o->timeout_ms ? o->timeout_ms : o->settings->scan_timeout_sec * 1000U;
+	r = pf_reader_scan_paths(rd, n, &ro, &s->nofile_limited);
 	for (size_t k = 0; k < n; k++) {
 		struct pf_scan_dev *d = &s->devs[which[k]];
 
-		(void)close(t[k].fd);
-		if (t[k].status < 0) {
-			read_failed(d, t[k].status);
-			d->diag = t[k].diag;
+		if (rd[k].status < 0) {
+			read_failed(d, rd[k].status);
+			d->diag = rd[k].diag;
 		}
-		s->bytes_read += t[k].bytes_read;
-		s->reads += t[k].n_reads;
+		if (rd[k].opened)
+			s->n_read++;
+		s->bytes_read += rd[k].bytes_read;
+		s->reads += rd[k].n_reads;
 	}
-	s->n_read = n;
 	return r;
 }
 

@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd.h"
 #include "json.h"
 #include "log.h"
-#include "pvread.h"
+#include "paths.h"
+#include "probe.h"
+#include "reader.h"
+#include "settings.h"
 
 /* Raw segment settings are nested at most a couple of levels; deeper text is summarised. */
 #define RAW_DEPTH_MAX 8
@@ -20,6 +22,9 @@
 struct dump_dev {
 	const char *path;
 	int open_status;
+	/* < 0: the reads did not finish (no answer in time): left out, as by the scan */
+	int read_status;
+	struct pf_diag read_diag;
 	struct pf_probe probe;
 };
 
@@ -141,7 +146,8 @@ static bool dev_is_clean(const struct dump_dev *d)
 {
 	const struct pf_probe *p = &d->probe;
 
-	if (d->open_status < 0 || p->label_status != 0 || p->size_status < 0)
+	if (d->open_status < 0 || d->read_status < 0 || p->label_status != 0 ||
+	    p->size_status < 0)
 		return false;
 	for (unsigned i = 0; i < p->n_mdas; i++) {
 		const struct pf_mda_probe *m = &p->mdas[i];
@@ -221,6 +227,11 @@ static void json_dev(struct pf_json *j, const struct dump_dev *d)
 		return;
 	}
 	pf_json_u64(j, "dev_size", p->dev_size_bytes);
+	if (d->read_status < 0) {
+		json_diag(j, "read_error", &d->read_diag);
+		pf_json_obj_end(j);
+		return;
+	}
 	if (p->label_status != 0) {
 		json_diag(j, "label_error", &p->label_diag);
 		pf_json_obj_end(j);
@@ -397,6 +408,10 @@ static void text_dev(const struct dump_dev *d)
 		(void)printf("%s: cannot open: %s\n", d->path, strerror(-d->open_status));
 		return;
 	}
+	if (d->read_status < 0) {
+		(void)printf("%s: %s\n", d->path, d->read_diag.msg);
+		return;
+	}
 	if (p->label_status != 0) {
 		(void)printf("%s: ", d->path);
 		text_diag("no usable LVM2 label", &p->label_diag);
@@ -533,12 +548,81 @@ static unsigned collect_vgs(const struct dump_dev *devs, unsigned n_devs, struct
 	return n;
 }
 
+/* The scan's read timeout: --timeout, else lvm.conf's pvscan_fast/scan_timeout. */
+static unsigned read_timeout_ms(const struct pf_opts *o, const struct pf_paths *paths)
+{
+	struct pf_diag diag = { 0 };
+	struct pf_settings st;
+	unsigned sec;
+	int r;
+
+	if (o->timeout_s)
+		return o->timeout_s * 1000U;
+	r = pf_settings_load(paths->etc, o->config, o->n_config, &st, &diag);
+	if (r < 0) {
+		/* Not fatal, unlike for the scan: what is on the devices is worth seeing anyway. */
+		if (diag.line)
+			pf_warn("  WARNING: %s (line %u, column %u)", diag.msg, diag.line,
+				diag.col);
+		else
+			pf_warn("  WARNING: Failed to load config: %s",
+				diag.msg[0] ? diag.msg : strerror(-r));
+		pf_warn("  WARNING: reading with a timeout of %u s.",
+			PF_SETTINGS_SCAN_TIMEOUT_DEFAULT);
+		return PF_SETTINGS_SCAN_TIMEOUT_DEFAULT * 1000U;
+	}
+	for (size_t i = 0; i < st.n_warnings; i++)
+		pf_warn("  WARNING: %s", st.warnings[i].msg);
+	sec = st.scan_timeout_sec;
+	pf_settings_release(&st);
+	return sec * 1000U;
+}
+
+/* Read every device as the scan does (lib/reader.h): one that never answers costs the timeout. */
+static int read_devs(const struct pf_opts *o, struct dump_dev *devs, unsigned n)
+{
+	_cleanup_free_ struct pf_reader_dev *rd = NULL;
+	struct pf_reader_opts ro = { .read_ignored = true };
+	struct pf_paths paths = { 0 };
+	int r;
+
+	rd = calloc(n, sizeof(*rd));
+	if (!rd || pf_paths_from_env(&paths) < 0)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		rd[i].path = devs[i].path;
+		rd[i].probe = &devs[i].probe;
+	}
+	ro.timeout_ms = read_timeout_ms(o, &paths);
+	ro.proc_dir = paths.proc;
+	r = pf_reader_scan_paths(rd, n, &ro, NULL);
+	pf_paths_release(&paths);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < n; i++) {
+		struct dump_dev *d = &devs[i];
+
+		if (!rd[i].opened) {
+			d->open_status = rd[i].status;
+			pf_err("%s: cannot open: %s", d->path, strerror(-d->open_status));
+		} else if (rd[i].status < 0) {
+			/* What was read before is dropped: the device is out, as in the scan. */
+			d->read_status = rd[i].status;
+			d->read_diag = rd[i].diag;
+			pf_probe_release(&d->probe);
+			pf_probe_init(&d->probe, rd[i].probe->dev_size_bytes);
+			pf_warn("  WARNING: %s: %s", d->path, d->read_diag.msg);
+		}
+	}
+	return 0;
+}
+
 int pf_cmd_dump(const struct pf_opts *o)
 {
 	_cleanup_free_ struct dump_dev *devs = NULL;
 	_cleanup_free_ struct dump_vg *vgs = NULL;
 	unsigned n = (unsigned)o->n_devs, n_vgs;
-	int status = PF_EXIT_OK;
+	int status = PF_EXIT_OK, r;
 	struct pf_json j;
 
 	devs = calloc(n, sizeof(*devs));
@@ -547,24 +631,14 @@ int pf_cmd_dump(const struct pf_opts *o)
 		pf_err("out of memory");
 		return PF_EXIT_FAILED;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		struct dump_dev *d = &devs[i];
-		uint64_t size = 0;
-		int fd = -1;
-
-		d->path = o->devs[i].path;
-		d->open_status = pf_pvread_open(d->path, &fd, &size);
-		pf_probe_init(&d->probe, size);
-		d->probe.read_ignored = true;
-		if (d->open_status < 0) {
-			pf_err("%s: cannot open: %s", d->path, strerror(-d->open_status));
-			continue;
-		}
-		if (pf_pvread_probe(fd, &d->probe) < 0) {
-			d->open_status = -ENOMEM;
-			pf_err("%s: out of memory", d->path);
-		}
-		(void)close(fd);
+	for (unsigned i = 0; i < n; i++)
+		devs[i].path = o->devs[i].path;
+	r = read_devs(o, devs, n);
+	if (r < 0) {
+		pf_err("  Scan failed: %s.", strerror(-r));
+		for (unsigned i = 0; i < n; i++)
+			pf_probe_release(&devs[i].probe);
+		return PF_EXIT_FAILED;
 	}
 	n_vgs = collect_vgs(devs, n, vgs);
 

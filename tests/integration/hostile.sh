@@ -8,53 +8,19 @@
 # no output pipe meanwhile. Then 1000 PVs at once (HOSTILE_MANY to change the count; 0 skips).
 #
 # The failing and hanging devices are loop devices over files of tests/hostile/blockfs, a
-# FUSE filesystem built here ($CC, pkg-config fuse3; skip when missing). Its hanging reads
-# are released by touching its "release" file, always, before the loops are detached and
-# it is unmounted; the daemon is tracked by PID.
+# FUSE filesystem (t_blockfs_* in test-lib.sh: skipped without FUSE).
 # shellcheck disable=SC2154 # top_srcdir comes from test-lib.sh, DEV_* and dev from eval
 . "$(dirname "$0")/../lib/test-lib.sh"
-t_require xz python3 dd truncate od fusermount3 pkg-config mountpoint
+t_require xz python3 dd truncate od
 
 TIMEOUT=2
 MANY=${HOSTILE_MANY:-1000}
-CC=${CC:-cc}
-[ -e /dev/fuse ] || t_skip "needs /dev/fuse"
-pkg-config --exists fuse3 2>/dev/null || t_skip "needs libfuse3 (pkg-config fuse3)"
 
 MNT="$T_DIR/mnt"
 ETC="$T_DIR/etc"
 RUN="$T_DIR/run"
-FS_PID=""
 
-# Release blocked reads first, so the loops can go; then the filesystem.
-h_cleanup() {
-	if [ -n "$FS_PID" ]; then
-		mountpoint -q "$MNT" && touch "$MNT/release" 2>/dev/null
-		for l in $T_LOOPS; do
-			losetup -d "$l" 2>/dev/null || true
-		done
-		T_LOOPS=""
-		kill "$FS_PID" 2>/dev/null
-		i=0
-		while kill -0 "$FS_PID" 2>/dev/null && [ $i -lt 50 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		kill -9 "$FS_PID" 2>/dev/null
-		wait "$FS_PID" 2>/dev/null
-		FS_PID=""
-	fi
-	if mountpoint -q "$MNT" 2>/dev/null; then
-		fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT"
-	fi
-	t_cleanup
-}
-trap h_cleanup EXIT
-
-# shellcheck disable=SC2046
-"$CC" -O2 -Wall $(pkg-config --cflags fuse3) -o "$T_DIR/blockfs" \
-	"$top_srcdir/tests/hostile/blockfs.c" $(pkg-config --libs fuse3) -lpthread ||
-	{ echo "FAIL: cannot build blockfs"; exit 1; }
+t_blockfs_build
 
 # json IMAGE EXPR: a field of pvscan-fast's dump of an image file.
 json() {
@@ -80,10 +46,6 @@ write_conf() {
 		printf '"r|.*|" ]\n\tuse_devicesfile = 0\n\tobtain_device_list_from_udev = 0\n}\n'
 		printf 'global {\n\tevent_activation = 1\n}\n'
 	} >"$ETC/lvm.conf"
-}
-
-now_ms() {
-	date +%s%3N
 }
 
 # ---- images: distinct single-PV VGs (no duplicate PVIDs), then damaged copies ----
@@ -121,16 +83,8 @@ truncate -s 4M "$(img 10)"                   # data area cut short
 dd if=/dev/urandom of="$(img 7)" bs=1M count=1 conv=notrunc status=none
 mda2=$(json "$two" 'd["mdas"][1]["offset"]')
 
-mkdir -p "$MNT"
-"$T_DIR/blockfs" "$MNT" "plain-g=$(img 2)" "eio-all=$(img 8)" "eio-mda2=$two@$mda2" \
-	"hang-h=$(img 9)" 2>"$T_DIR/blockfs.log" &
-FS_PID=$!
-i=0
-until [ -e "$MNT/release" ] || [ $i -ge 100 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
-[ -e "$MNT/release" ] || { echo "FAIL: blockfs did not mount"; cat "$T_DIR/blockfs.log"; exit 1; }
+t_blockfs_start "$MNT" "plain-g=$(img 2)" "eio-all=$(img 8)" "eio-mda2=$two@$mda2" \
+	"hang-h=$(img 9)"
 
 # role NAME FILE: attach read-only, remember which loop plays which role.
 ALL=""
@@ -158,14 +112,14 @@ write_conf $ALL
 # ---- one scan of all of them ----
 
 mkdir -p "$RUN"
-t0=$(now_ms)
+t0=$(t_now_ms)
 # stdout through a pipe: if anything still held it, cat would not end.
 {
 	LVM_SYSTEM_DIR="$ETC" PVSCAN_FAST_RUN_DIR="$RUN/lvm" PVSCAN_FAST_LOCK_DIR="$RUN/lock" \
 		"$PVSCAN_FAST" --cache --timeout "$TIMEOUT" -v 2>"$T_DIR/err"
 	echo $? >"$T_DIR/rc"
 } | cat >"$T_DIR/out"
-t1=$(now_ms)
+t1=$(t_now_ms)
 rc=$(cat "$T_DIR/rc")
 ms=$((t1 - t0))
 echo "--- stdout"
@@ -184,21 +138,9 @@ else
 	t_fail "the scan took $ms ms for a timeout of $TIMEOUT s"
 fi
 
-# holders DEV: PIDs of the processes that have DEV open.
-holders() {
-	for p in /proc/[0-9]*; do
-		for f in "$p"/fd/*; do
-			if [ "$(readlink "$f" 2>/dev/null)" = "$1" ]; then
-				echo "${p#/proc/}"
-				break
-			fi
-		done
-	done
-}
-
 # The reader that made the stuck read is still there (the kernel waits for the read to end
 # before the process is gone), it is nobody's child here, and it holds no pipe of ours.
-readers=$(holders "$DEV_hang")
+readers=$(t_holders "$DEV_hang")
 if [ -n "$readers" ]; then
 	for p in $readers; do
 		echo "reader $p: $(grep -E '^(State|PPid)' "/proc/$p/status" 2>/dev/null | tr '\n\t' '  ')"
@@ -254,14 +196,14 @@ done
 
 # The form udev runs for one device, on the one that never answers, its stdout read by udev:
 # done after the timeout, udev's pipe closed then, nothing to import (--udevoutput is silent).
-t0=$(now_ms)
+t0=$(t_now_ms)
 {
 	LVM_SYSTEM_DIR="$ETC" PVSCAN_FAST_RUN_DIR="$RUN/lvm" PVSCAN_FAST_LOCK_DIR="$RUN/lock" \
 		"$PVSCAN_FAST" --cache --listvg --checkcomplete --vgonline --autoactivation event \
 		--udevoutput --timeout "$TIMEOUT" "$DEV_hang" 2>"$T_DIR/udev.err"
 	echo $? >"$T_DIR/rc"
 } | cat >"$T_DIR/udev.out"
-t1=$(now_ms)
+t1=$(t_now_ms)
 ms=$((t1 - t0))
 echo "--- udev form on $DEV_hang: exit status $(cat "$T_DIR/rc") after $ms ms; stdout:"
 cat "$T_DIR/udev.out"
@@ -294,9 +236,9 @@ if command -v lvm >/dev/null 2>&1 && command -v unshare >/dev/null 2>&1; then
 fi
 
 # Release the stuck read: the reader then ends, and nothing of the test is left blocked.
-readers=$(holders "$DEV_hang")
+readers=$(t_holders "$DEV_hang")
 echo "readers waiting for $DEV_hang: $(echo "$readers" | tr "\n" " ")"
-touch "$MNT/release"
+t_blockfs_release
 i=0
 while [ $i -lt 100 ]; do
 	left=""
@@ -319,7 +261,7 @@ done
 # ---- many devices at once ----
 
 if [ "$MANY" -gt 0 ]; then
-	t0=$(now_ms)
+	t0=$(t_now_ms)
 	python3 "$top_srcdir/tests/bench/clone-pvs.py" "$FIXTURES/single" "$MANY" "$T_DIR/many" \
 		hmany >"$T_DIR/many.list" || { echo "FAIL: clone-pvs.py"; exit 1; }
 	ALL=""
@@ -327,17 +269,17 @@ if [ "$MANY" -gt 0 ]; then
 		t_attach "$f"
 		ALL="$ALL $T_DEV"
 	done <"$T_DIR/many.list"
-	t1=$(now_ms)
+	t1=$(t_now_ms)
 	echo "made and attached $MANY PVs in $((t1 - t0)) ms"
 	# shellcheck disable=SC2086
 	write_conf $ALL
 	rm -rf "$RUN"
 	mkdir -p "$RUN"
-	t0=$(now_ms)
+	t0=$(t_now_ms)
 	LVM_SYSTEM_DIR="$ETC" PVSCAN_FAST_RUN_DIR="$RUN/lvm" PVSCAN_FAST_LOCK_DIR="$RUN/lock" \
 		"$PVSCAN_FAST" --cache >"$T_DIR/many.out" 2>"$T_DIR/many.err"
 	rc=$?
-	t1=$(now_ms)
+	t1=$(t_now_ms)
 	ms=$((t1 - t0))
 	online=$(find "$RUN/lvm/pvs_online" -type f | wc -l)
 	echo "pvscan-fast --cache over $MANY PVs: exit status $rc, $online online, $ms ms"

@@ -12,6 +12,8 @@ FIXTURES="$top_srcdir/tests/fixtures"
 
 T_LOOPS=""
 T_DIR=""
+T_BLOCKFS_PID=""
+T_BLOCKFS_MNT=""
 T_FAILS=0
 T_PASSES=0
 
@@ -21,6 +23,7 @@ t_skip() {
 }
 
 t_cleanup() {
+	t_blockfs_stop
 	for l in $T_LOOPS; do
 		losetup -d "$l" 2>/dev/null || true
 	done
@@ -107,4 +110,86 @@ CONF
 		unshare --mount --propagation private sh -c \
 		'mount -t tmpfs -o mode=0755,size=8m pvscan-fast-test /run && exec "$@"' t_lvm \
 		lvm "$@"
+}
+
+# ---- blockfs: files that fail or never answer, for loop devices (tests/hostile/blockfs.c) ----
+#
+# A FUSE filesystem built here ($CC, pkg-config fuse3; the test is skipped without them). Its
+# hanging reads are released (t_blockfs_release), always, before the loops are detached and
+# it is unmounted (t_cleanup does all that); the daemon is tracked by PID.
+
+# Build it into the scratch directory, or skip the test.
+t_blockfs_build() {
+	for c in fusermount3 pkg-config mountpoint; do
+		command -v "$c" >/dev/null 2>&1 || t_skip "needs $c"
+	done
+	[ -e /dev/fuse ] || t_skip "needs /dev/fuse"
+	pkg-config --exists fuse3 2>/dev/null || t_skip "needs libfuse3 (pkg-config fuse3)"
+	# shellcheck disable=SC2046
+	"${CC:-cc}" -O2 -Wall $(pkg-config --cflags fuse3) -o "$T_DIR/blockfs" \
+		"$top_srcdir/tests/hostile/blockfs.c" $(pkg-config --libs fuse3) -lpthread ||
+		{ echo "FAIL: cannot build blockfs"; exit 1; }
+}
+
+# t_blockfs_start MNT NAME=IMAGE[@FROM]...: serve these files at MNT (see blockfs.c for what
+# each NAME does) until t_cleanup; its log is $T_DIR/blockfs.log.
+t_blockfs_start() {
+	[ -x "$T_DIR/blockfs" ] || t_blockfs_build
+	T_BLOCKFS_MNT=$1
+	shift
+	mkdir -p "$T_BLOCKFS_MNT"
+	"$T_DIR/blockfs" "$T_BLOCKFS_MNT" "$@" 2>"$T_DIR/blockfs.log" &
+	T_BLOCKFS_PID=$!
+	i=0
+	until [ -e "$T_BLOCKFS_MNT/release" ] || [ $i -ge 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ -e "$T_BLOCKFS_MNT/release" ] ||
+		{ echo "FAIL: blockfs did not mount"; cat "$T_DIR/blockfs.log"; exit 1; }
+}
+
+# Wake every blocked read (they are answered) and stop hanging for good.
+t_blockfs_release() {
+	mountpoint -q "$T_BLOCKFS_MNT" && touch "$T_BLOCKFS_MNT/release" 2>/dev/null
+}
+
+# Release blocked reads first, so the loops can go; then the filesystem.
+t_blockfs_stop() {
+	if [ -n "$T_BLOCKFS_PID" ]; then
+		t_blockfs_release
+		for l in $T_LOOPS; do
+			losetup -d "$l" 2>/dev/null || true
+		done
+		T_LOOPS=""
+		kill "$T_BLOCKFS_PID" 2>/dev/null
+		i=0
+		while kill -0 "$T_BLOCKFS_PID" 2>/dev/null && [ $i -lt 50 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		kill -9 "$T_BLOCKFS_PID" 2>/dev/null
+		wait "$T_BLOCKFS_PID" 2>/dev/null
+		T_BLOCKFS_PID=""
+	fi
+	if [ -n "$T_BLOCKFS_MNT" ] && mountpoint -q "$T_BLOCKFS_MNT" 2>/dev/null; then
+		fusermount3 -u "$T_BLOCKFS_MNT" 2>/dev/null || umount -l "$T_BLOCKFS_MNT"
+	fi
+	T_BLOCKFS_MNT=""
+}
+
+# t_holders PATH: PIDs of the processes that have PATH open.
+t_holders() {
+	for p in /proc/[0-9]*; do
+		for f in "$p"/fd/*; do
+			if [ "$(readlink "$f" 2>/dev/null)" = "$1" ]; then
+				echo "${p#/proc/}"
+				break
+			fi
+		done
+	done
+}
+
+t_now_ms() {
+	date +%s%3N
 }

@@ -6,7 +6,8 @@
  * malformed and truncated streams fail devices, never the caller; then the
  * forked reader with the fake engine (a read that never completes costs its
  * timeout, no child left to reap, nothing of the caller's held) and with
- * libaio on image files.
+ * libaio on image files; devices read by path, as the scan and --dump read
+ * them, end up as a plain pread of each gives.
  */
 #include "config.h"
 
@@ -28,6 +29,7 @@
 #include "ioengine.h"
 #include "probe.h"
 #include "pvimage.h"
+#include "pvread.h"
 #include "reader.h"
 #include "unit.h"
 
@@ -1009,11 +1011,241 @@ START_TEST(test_libaio_files)
 }
 END_TEST
 
+/* ---- reading by path ---- */
+
+/* What is at each path; the probe of a pread of it is what the reader must give. */
+enum path_kind {
+	PK_IMAGE,   /* the layout's image */
+	PK_IGNORED, /* the layout's image, mda1 flagged ignored */
+	PK_ZEROS,   /* size bytes of zeros */
+	PK_MISSING, /* nothing there */
+	PK_DIR,	    /* a directory */
+};
+
+struct path_case {
+	enum path_kind kind;
+	const struct layout *l;
+	uint64_t size;
+	int open_err; /* what opening it fails with, 0 for none */
+};
+
+static const struct path_case path_cases[] = {
+	{ PK_IMAGE, &L_BASIC, 0, 0 },	  { PK_IMAGE, &L_BEYOND, 0, 0 },
+	{ PK_IMAGE, &L_STRADDLE, 0, 0 },  { PK_IMAGE, &L_WRAP, 0, 0 },
+	{ PK_IMAGE, &L_TWO, 0, 0 },	  { PK_IMAGE, &L_TAIL, 0, 0 },
+	{ PK_IGNORED, &L_BASIC, 0, 0 },	  { PK_ZEROS, NULL, 0, 0 },
+	{ PK_ZEROS, NULL, 300, 0 },	  { PK_ZEROS, NULL, MIB, 0 },
+	{ PK_MISSING, NULL, 0, -ENOENT }, { PK_DIR, NULL, 0, -ENOTBLK },
+	{ PK_IMAGE, &L_BASIC, 0, 0 },
+};
+
+static void write_file(const char *path, const uint8_t *data, uint64_t size)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	if (data)
+		ck_assert_int_eq(write(fd, data, size), (ssize_t)size);
+	else
+		ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+	(void)close(fd);
+}
+
+/* Put case c at path (under a directory the caller removes with rm_cases()). */
+static void make_case(const struct path_case *c, const char *path)
+{
+	uint8_t *img;
+
+	switch (c->kind) {
+	case PK_IMAGE:
+	case PK_IGNORED:
+		img = make_image(c->l);
+		if (c->kind == PK_IGNORED) {
+			/* raw_locn[0].flags: 40 bytes into the header, 20 into the slot */
+			img[c->l->mdas[0].offset_bytes + 60] |= PF_RAW_LOCN_IGNORED;
+			pf_build_mda_fix_checksum(img + c->l->mdas[0].offset_bytes);
+		}
+		write_file(path, img, c->l->size);
+		free(img);
+		break;
+	case PK_ZEROS:
+		write_file(path, NULL, c->size);
+		break;
+	case PK_MISSING:
+		break;
+	case PK_DIR:
+		ck_assert_int_eq(mkdir(path, 0700), 0);
+		break;
+	}
+}
+
+static void rm_cases(const char *dir)
+{
+	char path[64];
+
+	for (size_t i = 0; i < ARRAY_SIZE(path_cases); i++) {
+		(void)snprintf(path, sizeof(path), "%s/p%zu", dir, i);
+		if (path_cases[i].kind == PK_DIR)
+			(void)rmdir(path);
+		else
+			(void)unlink(path);
+	}
+	(void)rmdir(dir);
+}
+
+/* The probe of a plain pread of path, or of nothing when it cannot be opened. */
+static void pread_probe(const char *path, bool read_ignored, struct pf_probe *ret)
+{
+	uint64_t size = 0;
+	int fd = -1;
+
+	if (pf_pvread_open(path, &fd, &size) < 0) {
+		pf_probe_init(ret, 0);
+		return;
+	}
+	pf_probe_init(ret, size);
+	ret->read_ignored = read_ignored;
+	ck_assert_int_eq(pf_pvread_probe(fd, ret), 0);
+	(void)close(fd);
+}
+
+/* _i: bit 0 read_ignored, bit 1 no_aio. */
+START_TEST(test_paths_match_pread)
+{
+	const size_t n = ARRAY_SIZE(path_cases);
+	char dir[] = "/tmp/pf-reader-XXXXXX";
+	char paths[ARRAY_SIZE(path_cases)][64];
+	struct pf_reader_dev rd[ARRAY_SIZE(path_cases)];
+	struct pf_probe p[ARRAY_SIZE(path_cases)], ref;
+	struct pf_reader_opts ro = { .read_ignored = _i & 1, .no_aio = (_i & 2) != 0 };
+	bool limited = true;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	memset(rd, 0, sizeof(rd));
+	for (size_t i = 0; i < n; i++) {
+		(void)snprintf(paths[i], sizeof(paths[i]), "%s/p%zu", dir, i);
+		make_case(&path_cases[i], paths[i]);
+		rd[i] = (struct pf_reader_dev){ .path = paths[i], .probe = &p[i], .status = 99 };
+		/* Whatever was there before is overwritten, not released: the probe is storage. */
+		memset(&p[i], 0xa5, sizeof(p[i]));
+	}
+	ck_assert_int_eq(pf_reader_scan_paths(rd, n, &ro, &limited), 0);
+	ck_assert(!limited);
+	for (size_t i = 0; i < n; i++) {
+		const struct path_case *c = &path_cases[i];
+
+		ck_assert_msg(rd[i].status == c->open_err, "path %zu: status %d", i, rd[i].status);
+		ck_assert(rd[i].opened == (c->open_err == 0));
+		ck_assert(p[i].read_ignored == ro.read_ignored);
+		pread_probe(paths[i], ro.read_ignored, &ref);
+		same_probe(i, &ref, &p[i]);
+		ck_assert_uint_eq(p[i].dev_size_bytes, ref.dev_size_bytes);
+		pf_probe_release(&ref);
+		if (c->open_err) {
+			char want[128];
+
+			(void)snprintf(want, sizeof(want), "cannot open %s: %s", paths[i],
+				       strerror(-c->open_err));
+			ck_assert_str_eq(rd[i].diag.msg, want);
+			ck_assert_uint_eq(p[i].dev_size_bytes, 0);
+		} else {
+			ck_assert_str_eq(rd[i].diag.msg, "");
+		}
+		/* Read counts come from the async reads. */
+		if (!ro.no_aio && c->open_err == 0 && (c->l || c->size))
+			ck_assert(rd[i].n_reads > 0 && rd[i].bytes_read > 0);
+		if (c->kind == PK_IMAGE)
+			ck_assert_uint_eq(pf_probe_vg(&p[i])->seqno, c->l->seqno);
+		if (c->kind == PK_IGNORED) {
+			/* The flag reaches the reader's probes too; the copy is never used. */
+			ck_assert(p[i].mdas[0].ignored);
+			ck_assert_int_eq(p[i].mdas[0].text_status, ro.read_ignored ? 0 : -ENODATA);
+			ck_assert(!ro.read_ignored || p[i].mdas[0].vg);
+			ck_assert_ptr_null(pf_probe_vg(&p[i]));
+		}
+		pf_probe_release(&p[i]);
+	}
+	assert_no_child();
+	rm_cases(dir);
+}
+END_TEST
+
+START_TEST(test_paths_many)
+{
+	enum { N = 300 };
+	char dir[] = "/tmp/pf-reader-XXXXXX";
+	char path[64];
+	struct pf_reader_dev *rd = calloc(N, sizeof(*rd));
+	struct pf_probe *p = calloc(N, sizeof(*p));
+	uint8_t *img = make_image(&L_BEYOND);
+	struct pf_reader_opts ro = { .timeout_ms = 5000 };
+
+	ck_assert_ptr_nonnull(rd);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	(void)snprintf(path, sizeof(path), "%s/img", dir);
+	write_file(path, img, L_BEYOND.size);
+	/* One image, N descriptors: each device is its own target. */
+	for (size_t i = 0; i < N; i++)
+		rd[i] = (struct pf_reader_dev){ .path = path, .probe = &p[i] };
+	ck_assert_int_eq(pf_reader_scan_paths(rd, N, &ro, NULL), 0);
+	for (size_t i = 0; i < N; i++) {
+		ck_assert_int_eq(rd[i].status, 0);
+		ck_assert_uint_eq(pf_probe_vg(&p[i])->seqno, L_BEYOND.seqno);
+		ck_assert_uint_eq(rd[i].n_reads, rd[0].n_reads);
+		pf_probe_release(&p[i]);
+	}
+	assert_no_child();
+	(void)unlink(path);
+	(void)rmdir(dir);
+	free(img);
+	free(rd);
+	free(p);
+}
+END_TEST
+
+/* Bad arguments: refused before anything is opened or touched. */
+START_TEST(test_paths_bad_args)
+{
+	struct pf_probe p[2];
+	struct pf_reader_dev rd[2], before[2];
+	bool limited = true;
+
+	memset(rd, 0, sizeof(rd));
+	rd[0] = (struct pf_reader_dev){ .path = "/", .probe = &p[0], .status = 99 };
+	rd[1] = (struct pf_reader_dev){ .path = "/", .probe = &p[1], .status = 99 };
+	switch (_i) {
+	case 0:
+		rd[1].path = NULL;
+		break;
+	case 1:
+		rd[0].probe = NULL;
+		break;
+	default:
+		break;
+	}
+	memcpy(before, rd, sizeof(rd));
+	if (_i == 2)
+		ck_assert_int_eq(pf_reader_scan_paths(NULL, 1, NULL, &limited), -EINVAL);
+	else if (_i == 3)
+		ck_assert_int_eq(pf_reader_scan_paths(rd, PF_AIO_TARGETS_MAX + 1, NULL, &limited),
+				 -E2BIG);
+	else
+		ck_assert_int_eq(pf_reader_scan_paths(rd, 2, NULL, &limited), -EINVAL);
+	ck_assert_mem_eq(rd, before, sizeof(rd));
+	ck_assert(limited);
+	/* Nothing to read is no error. */
+	ck_assert_int_eq(pf_reader_scan_paths(NULL, 0, NULL, &limited), 0);
+	ck_assert(!limited);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("reader");
 	TCase *tc = tcase_create("record and replay");
 	TCase *tf = tcase_create("forked reader");
+	TCase *tp = tcase_create("by path");
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_record_replay_matches_scan, 0, (int)ARRAY_SIZE(scenarios));
@@ -1032,6 +1264,12 @@ static Suite *make_suite(void)
 	tcase_add_test(tf, test_fork_reader_holds_nothing);
 	tcase_add_test(tf, test_libaio_files);
 	suite_add_tcase(s, tf);
+
+	tcase_set_timeout(tp, 60);
+	tcase_add_loop_test(tp, test_paths_match_pread, 0, 4);
+	tcase_add_test(tp, test_paths_many);
+	tcase_add_loop_test(tp, test_paths_bad_args, 0, 4);
+	suite_add_tcase(s, tp);
 	return s;
 }
 
