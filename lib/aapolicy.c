@@ -560,21 +560,32 @@ static bool host_tag_in(const struct pf_aapolicy_list *host, const struct pf_cfg
 	return false;
 }
 
-bool pf_aapolicy_list_matches(const struct pf_aapolicy_list *list,
-			      const struct pf_aapolicy_list *host_tags, const struct pf_vg *vg,
-			      const struct pf_vg_lv *lv)
+/* msgs is defined with the messages below; a list walk may add lines to one. */
+struct msgs;
+static void ignoring(struct msgs *m, const char *setting, bool tag);
+
+/*
+ * lvm2's _lv_passes_volumes_filter: entries in order until one matches; an empty string or
+ * a bare "@" is skipped, with a line on stdout (into m, when given) each time it is met.
+ */
+static bool list_walk(const struct pf_aapolicy_list *list, const struct pf_aapolicy_list *host_tags,
+		      const struct pf_vg *vg, const struct pf_vg_lv *lv, struct msgs *m,
+		      const char *setting)
 {
 	size_t len = strlen(vg->name);
 
 	for (size_t i = 0; i < list->n; i++) {
 		const char *s = list->v[i];
 
-		if (!s || !*s)
+		if (!s)
 			continue;
+		if (!*s || !strcmp(s, "@")) {
+			if (m)
+				ignoring(m, setting, *s == '@');
+			continue;
+		}
 		if (*s == '@') {
 			s++;
-			if (!*s)
-				continue;
 			if (!strcmp(s, "*")) {
 				if (host_tag_in(host_tags, lv->tags) ||
 				    host_tag_in(host_tags, vg->tags))
@@ -591,6 +602,13 @@ bool pf_aapolicy_list_matches(const struct pf_aapolicy_list *list,
 			return true;
 	}
 	return false;
+}
+
+bool pf_aapolicy_list_matches(const struct pf_aapolicy_list *list,
+			      const struct pf_aapolicy_list *host_tags, const struct pf_vg *vg,
+			      const struct pf_vg_lv *lv)
+{
+	return list_walk(list, host_tags, vg, lv, NULL, NULL);
 }
 
 /* activation/volume_list, or with it unset the host tags (lvm2's _passes_activation_filter). */
@@ -918,12 +936,16 @@ static int graph_build(const struct pf_vg *vg, const struct pf_aapolicy_input *i
 	for (unsigned i = 0; i < vg->n_pvs; i++) {
 		bool present = !in->pv_present || in->pv_present[i];
 
-		if (!present)
+		if (!present) {
 			p->n_missing_pvs++;
-		else if ((vg->pvs[i].status & PF_PV_MISSING) && g->pv_used[i])
+			p->pvs[i] = PF_AAPOLICY_PV_ABSENT;
+		} else if ((vg->pvs[i].status & PF_PV_MISSING) && g->pv_used[i]) {
 			p->n_reappeared_pvs++;
-		else if (vg->pvs[i].status & PF_PV_MISSING)
+			p->pvs[i] = PF_AAPOLICY_PV_REAPPEARED;
+		} else if (vg->pvs[i].status & PF_PV_MISSING) {
 			p->n_unused_reappeared++;
+			p->pvs[i] = PF_AAPOLICY_PV_REAPPEARED_UNUSED;
+		}
 	}
 
 	for (unsigned l = 0; l < g->n; l++) {
@@ -961,7 +983,8 @@ int pf_aapolicy_decide(const struct pf_vg *vg, const struct pf_aapolicy_input *i
 		return -ENOMEM;
 	p->n_lvs = vg->n_lvs;
 	p->lvs = calloc(vg->n_lvs ? vg->n_lvs : 1, sizeof(*p->lvs));
-	r = p->lvs ? graph_build(vg, in, &g, p) : -ENOMEM;
+	p->pvs = calloc(vg->n_pvs ? vg->n_pvs : 1, sizeof(*p->pvs));
+	r = p->lvs && p->pvs ? graph_build(vg, in, &g, p) : -ENOMEM;
 	if (r < 0)
 		goto out;
 
@@ -996,6 +1019,7 @@ struct pf_aapolicy *pf_aapolicy_free(struct pf_aapolicy *p)
 	if (!p)
 		return NULL;
 	free(p->lvs);
+	free(p->pvs);
 	free(p);
 	return NULL;
 }
@@ -1050,11 +1074,33 @@ static void add(struct msgs *m, enum pf_aapolicy_level level, bool prefix, const
 	m->n++;
 }
 
-/* pvscan's _pvscan_aa_quick() after vg_read() failed with these FAILED_* bits. */
-static void cannot_read(struct msgs *m, const struct pf_vg *vg, unsigned bits)
+/*
+ * After vg_read() failed with these FAILED_* bits: the quick path says it cannot read the VG;
+ * process_each_vg (_ignore_vg) names the failure itself.
+ */
+static void read_failed(struct msgs *m, const struct pf_vg *vg, const struct pf_aapolicy_input *in,
+			unsigned bits)
 {
-	add(m, PF_AAPOLICY_LOG_ERROR, true, "activation for VG %.128s cannot read (%x).", vg->name,
-	    bits);
+	if (!in->process_each) {
+		add(m, PF_AAPOLICY_LOG_ERROR, true, "activation for VG %.128s cannot read (%x).",
+		    vg->name, bits);
+		return;
+	}
+	switch (bits) {
+	case 0x400: /* FAILED_SYSTEMID: vg_read said it once already, _ignore_vg says it again */
+		add(m, PF_AAPOLICY_LOG_ERROR, false,
+		    "Cannot access VG %.128s with system ID %.128s with unknown local system ID.",
+		    vg->name, vg->system_id);
+		break;
+	case 0x40: /* FAILED_CLUSTERED */
+		add(m, PF_AAPOLICY_LOG_ERROR, false, "Cannot access clustered VG %.128s.", vg->name);
+		add(m, PF_AAPOLICY_LOG_ERROR, false,
+		    "See lvmlockd(8) for changing a clvm/clustered VG to a shared VG.");
+		break;
+	default:
+		add(m, PF_AAPOLICY_LOG_ERROR, false, "Cannot process volume group %.128s", vg->name);
+		break;
+	}
 }
 
 static void vg_messages_pvscan(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
@@ -1087,22 +1133,22 @@ static void vg_messages_pvscan(const struct pf_vg *vg, const struct pf_aapolicy_
 			add(m, PF_AAPOLICY_LOG_ERROR, false,
 			    "Cannot access VG %.128s with system ID %.128s with unknown local system ID.",
 			    vg->name, vg->system_id);
-		cannot_read(m, vg, 0x400);
+		read_failed(m, vg, in, 0x400);
 		break;
 	case PF_AAPOLICY_VG_CLUSTERED:
 		add(m, PF_AAPOLICY_LOG_VERBOSE, false, "Skipping clustered VG %.128s.", vg->name);
-		cannot_read(m, vg, 0x40);
+		read_failed(m, vg, in, 0x40);
 		break;
 	case PF_AAPOLICY_VG_READ_ONLY:
 		add(m, PF_AAPOLICY_LOG_ERROR, false, "Volume group %.128s is read-only.", vg->name);
-		cannot_read(m, vg, 0x8);
+		read_failed(m, vg, in, 0x8);
 		break;
 	case PF_AAPOLICY_VG_MISSING_PVS:
 		add(m, PF_AAPOLICY_LOG_ERROR, false,
 		    "Cannot change VG %.128s while PVs are missing.", vg->name);
 		add(m, PF_AAPOLICY_LOG_ERROR, false,
 		    "See vgreduce --removemissing and vgextend --restoremissing.");
-		cannot_read(m, vg, 0x1);
+		read_failed(m, vg, in, 0x1);
 		break;
 	case PF_AAPOLICY_VG_NOAUTOACTIVATE:
 		add(m, PF_AAPOLICY_LOG_DEBUG, false, "Autoactivation is disabled for VG %.128s.",
@@ -1188,17 +1234,77 @@ int pf_aapolicy_vg_messages(const struct pf_vg *vg, const struct pf_aapolicy_inp
 	return (int)m.n;
 }
 
+int pf_aapolicy_read_messages(const struct pf_vg *vg, const struct pf_aapolicy *p,
+			      const struct pf_aapolicy_copy *copies, size_t n_copies,
+			      const char *const *pv_dev, struct pf_aapolicy_msg *ret, size_t n)
+{
+	struct msgs m = { .v = ret, .cap = ret ? n : 0 };
+	const struct pf_aapolicy_copy *best = NULL;
+	bool old = false;
+	char id[PF_ID_DASHED_LEN + 1];
+
+	/* The newest copy wins; every other seqno met on the way is named against it. */
+	for (size_t i = 0; copies && i < n_copies; i++) {
+		const struct pf_aapolicy_copy *c = &copies[i], *lost;
+
+		if (!best || c->seqno == best->seqno) {
+			best = best ? best : c;
+			continue;
+		}
+		lost = c->seqno > best->seqno ? best : c;
+		if (lost == best)
+			best = c;
+		add(&m, PF_AAPOLICY_LOG_WARN, false,
+		    "WARNING: ignoring metadata seqno %u on %.200s for seqno %u on %.200s for VG %.128s.",
+		    lost->seqno, lost->dev, best->seqno, best->dev, vg->name);
+		old = true;
+	}
+	if (old) {
+		add(&m, PF_AAPOLICY_LOG_WARN, false, "WARNING: Inconsistent metadata found for VG %.128s.",
+		    vg->name);
+		add(&m, PF_AAPOLICY_LOG_WARN, false, "See vgck --updatemetadata to correct inconsistency.");
+	}
+	/* set_pv_devices() first, then the check of every PV (lvm2's _vg_read order). */
+	for (unsigned i = 0; i < vg->n_pvs; i++)
+		if ((vg->pvs[i].status & PF_PV_MISSING) && pv_dev[i])
+			add(&m, PF_AAPOLICY_LOG_WARN, false,
+			    "WARNING: VG %.128s was previously updated while PV %.200s was missing.",
+			    vg->name, pv_dev[i]);
+	for (unsigned i = 0; i < vg->n_pvs; i++) {
+		if (!pv_dev[i] || (p->pvs[i] != PF_AAPOLICY_PV_REAPPEARED &&
+				   p->pvs[i] != PF_AAPOLICY_PV_REAPPEARED_UNUSED))
+			continue;
+		pf_id_format_dashed(vg->pvs[i].id, id);
+		add(&m, PF_AAPOLICY_LOG_WARN, false, "WARNING: VG %.128s %s PV %.200s %s.", vg->name,
+		    p->pvs[i] == PF_AAPOLICY_PV_REAPPEARED ? "was missing" : "has unused reappeared",
+		    pv_dev[i], id);
+	}
+	return (int)m.n;
+}
+
+static void ignoring(struct msgs *m, const char *setting, bool tag)
+{
+	/* lvm2's two lines differ in the final period */
+	if (tag)
+		add(m, PF_AAPOLICY_LOG_PRINT, false, "Ignoring empty tag in config file activation/%s",
+		    setting);
+	else
+		add(m, PF_AAPOLICY_LOG_PRINT, false,
+		    "Ignoring empty string in config file activation/%s.", setting);
+}
+
 /* The lines of lvm2's list check (_lv_passes_volumes_filter) for one LV. */
-static void list_lines(struct msgs *m, const char *setting, bool matched, const char *vgn,
-		       const char *lvn)
+static void list_lines(struct msgs *m, const char *setting, const struct pf_aapolicy_list *list,
+		       const struct pf_aapolicy_input *in, const struct pf_vg *vg,
+		       const struct pf_vg_lv *lv)
 {
 	add(m, PF_AAPOLICY_LOG_VERBOSE, false,
 	    "activation/%s configuration setting defined: Checking the list to match %.128s/%.128s.",
-	    setting, vgn, lvn);
-	if (!matched)
+	    setting, vg->name, lv->name);
+	if (!list_walk(list, &in->host_tags, vg, lv, m, setting))
 		add(m, PF_AAPOLICY_LOG_VERBOSE, false,
 		    "No item supplied in activation/%s configuration setting matches %.128s/%.128s.",
-		    setting, vgn, lvn);
+		    setting, vg->name, lv->name);
 }
 
 int pf_aapolicy_lv_messages(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
@@ -1223,8 +1329,8 @@ int pf_aapolicy_lv_messages(const struct pf_vg *vg, const struct pf_aapolicy_inp
 		return (int)m.n;
 	}
 	if (in->auto_activation_volume_list.set)
-		list_lines(&m, "auto_activation_volume_list", v != PF_AAPOLICY_LV_NOT_IN_AUTO_LIST,
-			   vgn, lvn);
+		list_lines(&m, "auto_activation_volume_list", &in->auto_activation_volume_list, in,
+			   vg, &vg->lvs[d->target]);
 	else
 		add(&m, PF_AAPOLICY_LOG_VERBOSE, false,
 		    "activation/auto_activation_volume_list configuration setting not defined: All logical volumes will be auto-activated.");
@@ -1258,7 +1364,7 @@ int pf_aapolicy_lv_messages(const struct pf_vg *vg, const struct pf_aapolicy_inp
 		return (int)m.n;
 	}
 	if (in->volume_list.set) {
-		list_lines(&m, "volume_list", v != PF_AAPOLICY_LV_NOT_IN_VOLUME_LIST, vgn, lvn);
+		list_lines(&m, "volume_list", &in->volume_list, in, vg, &vg->lvs[d->target]);
 	} else {
 		add(&m, PF_AAPOLICY_LOG_VERBOSE, false,
 		    "activation/volume_list configuration setting not defined: Checking only host tags for %.128s/%.128s.",

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "macro.h"
 
@@ -67,6 +68,11 @@ struct pf_aapolicy_input {
 	struct pf_aapolicy_list extra_system_ids; /* local/extra_system_ids */
 	enum pf_aapolicy_activation_mode activation_mode;
 	bool duplicate_pvs; /* a PV of this VG is on two devices and allow_changes_with_... is 0 */
+	/*
+	 * PVSCAN: the command named several devices or none, so lvm2 reads the claimed VGs
+	 * through process_each_vg rather than its one-VG quick path; the errors differ.
+	 */
+	bool process_each;
 	/*
 	 * pv_present[i] for vg->pvs[i]: its device was found. NULL: all were. lv_active[i] for
 	 * vg->lvs[i]: device-mapper has it (by UUID) with a live table, not suspended, read-only
@@ -132,6 +138,14 @@ struct pf_aapolicy_lv {
 	bool partial;	/* maps onto a missing PV, directly or through the LVs it depends on */
 };
 
+/* What vg_read makes of a PV's device and MISSING flag. */
+enum pf_aapolicy_pv_state {
+	PF_AAPOLICY_PV_OK,
+	PF_AAPOLICY_PV_ABSENT,		  /* its device was not found */
+	PF_AAPOLICY_PV_REAPPEARED,	  /* MISSING flag, device present, extents in use */
+	PF_AAPOLICY_PV_REAPPEARED_UNUSED, /* MISSING flag, device present, no extent in use */
+};
+
 struct pf_aapolicy {
 	enum pf_aapolicy_vg_verdict verdict;
 	bool failed;	     /* lvm2 reports an error for this VG (exit status 5) */
@@ -143,6 +157,7 @@ struct pf_aapolicy {
 	unsigned n_expected;	       /* LVs lvm2 requests activation for ("Activated %d ...") */
 	unsigned n_lvs;		       /* == vg->n_lvs */
 	struct pf_aapolicy_lv *lvs;    /* one per vg->lvs[], same order */
+	enum pf_aapolicy_pv_state *pvs; /* one per vg->pvs[], same order */
 };
 
 /*
@@ -212,6 +227,23 @@ struct pf_aapolicy_msg {
 int pf_aapolicy_vg_messages(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
 			    const struct pf_aapolicy *p, struct pf_aapolicy_msg *ret, size_t n)
 	_nonnull_(1, 2, 3);
+
+/* One metadata copy of the VG as lvm2's vg_read meets it: the device it is on, its seqno. */
+struct pf_aapolicy_copy {
+	const char *dev;
+	uint32_t seqno;
+};
+
+/*
+ * vg_read's warnings, printed before any gate: each copy that lost to a newer seqno, then
+ * each PV flagged MISSING whose device is back. copies[0..n_copies) in the order lvm2 reads
+ * them (its scan order); pv_dev[i] names the device of vg->pvs[i] (NULL: none). Writes at
+ * most n lines (2 * n_copies + 2 * vg->n_pvs + 2 is always enough); returns how many.
+ */
+int pf_aapolicy_read_messages(const struct pf_vg *vg, const struct pf_aapolicy *p,
+			      const struct pf_aapolicy_copy *copies, size_t n_copies,
+			      const char *const *pv_dev, struct pf_aapolicy_msg *ret, size_t n)
+	_nonnull_(1, 2, 5);
 
 /* The lines lvm2 prints while deciding vg->lvs[i] (none for hidden LVs); returns how many. */
 int pf_aapolicy_lv_messages(const struct pf_vg *vg, const struct pf_aapolicy_input *in,

@@ -159,6 +159,22 @@ static int add_msgs(struct pf_activate_result *ret, const struct pf_aapolicy_msg
 	return 0;
 }
 
+static int add_line(struct pf_activate_result *ret, enum pf_aapolicy_level level, const char *fmt,
+		    ...) _printf_(3, 4);
+
+/* One of lvm2's lines that the policy does not know (device-mapper's, with -v). */
+static int add_line(struct pf_activate_result *ret, enum pf_aapolicy_level level, const char *fmt,
+		    ...)
+{
+	struct pf_aapolicy_msg m = { .level = level };
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(m.text, sizeof(m.text), fmt, ap);
+	va_end(ap);
+	return add_msgs(ret, &m, 1);
+}
+
 /* Everything known about the VG once read again under the lock. */
 struct job {
 	const struct pf_activate_opts *o;
@@ -264,25 +280,50 @@ static int query_dm(struct job *j, struct pf_activate_result *ret)
 	return 0;
 }
 
+/* vg_read's warnings about the copies read again and PVs flagged MISSING, before the gates. */
+static int record_read(struct job *j, struct pf_activate_result *ret)
+{
+	const struct pf_vg *vg = j->vg;
+	_cleanup_free_ struct pf_aapolicy_copy *copies = calloc(j->n_pvs ? j->n_pvs : 1,
+								 sizeof(*copies));
+	size_t n_copies = 0, cap = 2 * j->n_pvs + 2 * (size_t)vg->n_pvs + 2;
+	_cleanup_free_ struct pf_aapolicy_msg *m = calloc(cap, sizeof(*m));
+
+	if (!copies || !m)
+		return -ENOMEM;
+	for (size_t i = 0; i < j->rr.n; i++) {
+		const struct pf_vg *c = j->rr.ok[i] ? pf_probe_vg(&j->rr.probes[i]) : NULL;
+
+		if (c && strcmp(c->name, vg->name) == 0)
+			copies[n_copies++] = (struct pf_aapolicy_copy){ .dev = j->pvs[i].path,
+									 .seqno = c->seqno };
+	}
+	return add_msgs(ret, m,
+			pf_aapolicy_read_messages(vg, j->policy, copies, n_copies, j->pvpath, m, cap));
+}
+
 static int record_policy(struct job *j, struct pf_activate_result *ret,
 			 const struct pf_aapolicy_input *in)
 {
 	struct pf_aapolicy_msg m[PF_AAPOLICY_MSGS_MAX];
 	int r;
 
-	r = add_msgs(ret, m, pf_aapolicy_vg_messages(j->vg, in, j->policy, m, ARRAY_SIZE(m)));
+	r = record_read(j, ret);
+	if (r == 0)
+		r = add_msgs(ret, m, pf_aapolicy_vg_messages(j->vg, in, j->policy, m, ARRAY_SIZE(m)));
 	for (unsigned l = 0; l < j->vg->n_lvs && r == 0; l++)
 		r = add_msgs(ret, m,
 			     pf_aapolicy_lv_messages(j->vg, in, j->policy, l, m, ARRAY_SIZE(m)));
 	return r;
 }
 
-/* A PV of the VG on two devices: lvm2 activates nothing of it (allow_changes_... = 0). */
-static bool has_duplicate_pvs(const struct job *j)
+bool pf_activate_dup_pvs(const struct pf_activate_opts *o, const struct pf_vg *vg)
 {
-	for (size_t d = 0; d < j->o->n_dup_pvids; d++)
-		for (unsigned k = 0; k < j->vg->n_pvs; k++)
-			if (strcmp(j->o->dup_pvids[d], j->vg->pvs[k].id) == 0)
+	if (o->settings->allow_changes_with_duplicate_pvs)
+		return false;
+	for (size_t d = 0; d < o->n_dup_pvids; d++)
+		for (unsigned k = 0; k < vg->n_pvs; k++)
+			if (strcmp(o->dup_pvids[d], vg->pvs[k].id) == 0)
 				return true;
 	return false;
 }
@@ -305,7 +346,7 @@ static int plan(struct job *j, struct pf_activate_result *ret)
 		if (pl->verdict != PF_AAPOLICY_LV_ACTIVATE || pl->target < 0)
 			continue;
 		lv = &vg->lvs[pl->target];
-		if (j->in_the_way[pl->target]) {
+		if (j->in_the_way && j->in_the_way[pl->target]) {
 			ret->outcome = PF_ACTIVATE_DELEGATE;
 			set_reason(ret->reason, sizeof(ret->reason),
 				   "LV %s exists in device-mapper in another state", lv->name);
@@ -357,6 +398,7 @@ static int carry_out(struct job *j, struct pf_dm_batch *b, struct pf_activate_re
 		struct pf_dm_table *t;
 		struct pf_diag why = { 0 };
 		uint32_t pv_ra = 0;
+		unsigned major = 0, minor = 0;
 		int r;
 
 		if (!pl->top_level)
@@ -388,7 +430,17 @@ static int carry_out(struct job *j, struct pf_dm_batch *b, struct pf_activate_re
 		    j->pvpath[t->read_ahead.pv_index] &&
 		    pf_dm_bdev_read_ahead(j->pvpath[t->read_ahead.pv_index], &pv_ra) < 0)
 			pv_ra = 0; /* lvm2 too goes on without it */
-		r = pf_dm_activate(b, t, pv_ra, &why);
+		r = pf_dm_activate(b, t, pv_ra, &why, &major, &minor);
+		if (r == 0)
+			r = add_line(ret, PF_AAPOLICY_LOG_VERBOSE, "Creating %s", t->name);
+		if (r == 0)
+			r = add_line(ret, PF_AAPOLICY_LOG_VERBOSE, "Loading table for %s (%u:%u).",
+				     t->name, major, minor);
+		if (r == 0)
+			r = add_line(ret, PF_AAPOLICY_LOG_VERBOSE, "Resuming %s (%u:%u).", t->name,
+				     major, minor);
+		if (r == -ENOMEM)
+			return r;
 		if (r < 0) {
 			out->kind = PF_ACTIVATE_LV_FAILED;
 			(void)snprintf(out->reason, sizeof(out->reason), "%s", why.msg);
@@ -399,6 +451,10 @@ static int carry_out(struct job *j, struct pf_dm_batch *b, struct pf_activate_re
 		loaded++;
 	}
 	ret->n_now_active = j->policy->n_active + loaded;
+	if (j->policy->n_expected && !j->o->dry_run)
+		return add_line(ret, PF_AAPOLICY_LOG_VERBOSE,
+				"Activated %u logical volumes in volume group %s.",
+				j->policy->n_expected, vg->name);
 	return 0;
 }
 
@@ -434,7 +490,7 @@ int pf_activate_vg(const struct pf_activate_opts *o, const char *vgname,
 		goto out;
 	}
 	r = map_pvs(&j);
-	if (r == 0)
+	if (r == 0 && !o->no_dm)
 		r = query_dm(&j, ret);
 	if (r == -EIO) {
 		r = 0;
@@ -448,7 +504,8 @@ int pf_activate_vg(const struct pf_activate_opts *o, const char *vgname,
 	in.claim = PF_AAPOLICY_CLAIM_NONE;
 	in.pv_present = j.present;
 	in.lv_active = j.active;
-	in.duplicate_pvs = has_duplicate_pvs(&j) && !o->settings->allow_changes_with_duplicate_pvs;
+	in.duplicate_pvs = pf_activate_dup_pvs(o, j.vg);
+	in.process_each = o->process_each;
 	r = pf_aapolicy_decide(j.vg, &in, &j.policy);
 	if (r == 0)
 		r = record_policy(&j, ret, &in);
@@ -461,8 +518,17 @@ int pf_activate_vg(const struct pf_activate_opts *o, const char *vgname,
 			   vg_verdict_reason(j.policy->verdict));
 		goto out;
 	}
-	ret->outcome = PF_ACTIVATE_DONE;
 	ret->say_now_active = true;
+	if (in.duplicate_pvs) {
+		/* lvm2 refuses every LV of it, whatever its kind: the policy's lines say so */
+		ret->outcome = PF_ACTIVATE_FAILED;
+		ret->n_now_active = j.policy->n_active;
+		if (o->dry_run) /* else the policy's lines are all lvm2 says */
+			set_reason(ret->reason, sizeof(ret->reason), "%s",
+				   "PVs of it appear on duplicate devices");
+		goto out;
+	}
+	ret->outcome = PF_ACTIVATE_DONE;
 	r = plan(&j, ret);
 	if (r == 0 && ret->outcome == PF_ACTIVATE_DONE)
 		r = carry_out(&j, b, ret);

@@ -20,6 +20,7 @@
 #include "macro.h"
 
 struct pf_settings;
+struct pf_vg;
 
 /* Where a PV of the VG is, from its pvs_online file; path NULL when unknown. */
 struct pf_activate_pv {
@@ -36,6 +37,8 @@ struct pf_activate_opts {
 	const char *sys_dir;
 	const struct pf_settings *settings;
 	bool dry_run; /* decide and build the tables, take no lock, change nothing */
+	bool no_dm;   /* device-mapper is not there or not to be asked: nothing is active */
+	bool process_each; /* lvm2 would read the VG through process_each_vg (aapolicy.h) */
 	bool lock_nowait; /* the caller holds other VG locks: -EWOULDBLOCK rather than wait */
 };
 
@@ -89,5 +92,9 @@ int pf_activate_vg(const struct pf_activate_opts *o, const char *vgname,
 		   const struct pf_activate_pv *pvs, size_t n_pvs, struct pf_dm_batch *b,
 		   struct pf_activate_result *ret) _nonnull_(1, 2, 5, 6) _must_check_;
 void pf_activate_result_release(struct pf_activate_result *r);
+
+/* A PV of vg is on two devices (o->dup_pvids) and lvm2 would refuse every LV of it. */
+bool pf_activate_dup_pvs(const struct pf_activate_opts *o, const struct pf_vg *vg)
+	_nonnull_(1, 2) _pure_;
 
 #endif /* PF_ACTIVATE_H */

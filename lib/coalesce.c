@@ -17,6 +17,7 @@
 #include "fileio.h"
 #include "inject.h"
 #include "log.h"
+#include "paths.h"
 
 #define DIR_MODE 0700
 #define FILE_MODE 0600
@@ -36,27 +37,6 @@ static int mkdir_at(int dirfd, const char *path)
 	return -errno;
 }
 
-/* mkdir -p for the lock and run directories: their parents (/run) exist at boot, not they. */
-static int mkdir_parents(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-	int r;
-
-	if (len == 0 || len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		r = mkdir_at(AT_FDCWD, buf);
-		*p = '/';
-		if (r < 0)
-			return r;
-	}
-	return mkdir_at(AT_FDCWD, buf);
-}
 
 static int open_dir_at(int dirfd, const char *path)
 {
@@ -98,7 +78,7 @@ int pf_coalesce_open(const char *run_dir, const char *lock_dir, const char *sys_
 	/* The common case costs one openat; only the first invocation since boot creates. */
 	r = open_dir_at(AT_FDCWD, run_dir);
 	if (r == -ENOENT) {
-		r = mkdir_parents(run_dir);
+		r = pf_paths_mkdir_p(run_dir, DIR_MODE);
 		if (r == 0)
 			r = open_dir_at(AT_FDCWD, run_dir);
 	}
@@ -246,7 +226,7 @@ static int open_lock_file(struct pf_coalesce *c)
 		if (!slash || slash == c->lock_path)
 			return -ENOENT;
 		*slash = '\0';
-		r = mkdir_parents(c->lock_path);
+		r = pf_paths_mkdir_p(c->lock_path, DIR_MODE);
 		*slash = '/';
 		if (r < 0)
 			return r;

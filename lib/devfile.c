@@ -34,7 +34,7 @@ const char *pf_devfile_idtype_name(enum pf_devfile_idtype t)
 	return (unsigned)t < _PF_DEVFILE_ID_MAX ? idtype_names[t] : "unknown";
 }
 
-static enum pf_devfile_idtype idtype_from_str(const char *s)
+enum pf_devfile_idtype pf_devfile_idtype_parse(const char *s)
 {
 	for (unsigned t = PF_DEVFILE_ID_NONE + 1; t < _PF_DEVFILE_ID_MAX; t++)
 		if (strcmp(s, idtype_names[t]) == 0)
@@ -102,7 +102,7 @@ static int parse_entry(const char *line, unsigned lineno, struct pf_devfile *df)
 	v = field_value(idtype, VALUE_MAX);
 	if (!v)
 		return -ENOMEM;
-	e.idtype = v[0] ? idtype_from_str(v) : PF_DEVFILE_ID_NONE;
+	e.idtype = v[0] ? pf_devfile_idtype_parse(v) : PF_DEVFILE_ID_NONE;
 	free(v);
 	r = optional_value(idname, &e.idname);
 	if (r == 0)

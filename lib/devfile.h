@@ -66,6 +66,8 @@ int pf_devfile_load(const char *path, struct pf_devfile **ret, struct pf_diag *r
 struct pf_devfile *pf_devfile_free(struct pf_devfile *df);
 
 const char *pf_devfile_idtype_name(enum pf_devfile_idtype t);
+/* The type an IDTYPE (or a PV's device_id_type) names; PF_DEVFILE_ID_NONE when unknown. */
+enum pf_devfile_idtype pf_devfile_idtype_parse(const char *s) _nonnull_(1) _pure_;
 
 /*
  * The id of type t lvm2 reads for dev: sysfs values (falling back to parent's, the whole

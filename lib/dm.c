@@ -176,7 +176,7 @@ out:
 }
 
 int pf_dm_activate(struct pf_dm_batch *b, const struct pf_dm_table *t, uint32_t pv_read_ahead,
-		   struct pf_diag *reterr)
+		   struct pf_diag *reterr, unsigned *ret_major, unsigned *ret_minor)
 {
 	struct dm_info info;
 	int r;
@@ -187,9 +187,13 @@ int pf_dm_activate(struct pf_dm_batch *b, const struct pf_dm_table *t, uint32_t 
 	r = load_table(t, &info, reterr);
 	if (r == 0)
 		r = resume(b, t, &info, pv_read_ahead, reterr);
-	if (r < 0)
+	if (r < 0) {
 		remove_device(t->name);
-	return r;
+		return r;
+	}
+	*ret_major = info.major;
+	*ret_minor = info.minor;
+	return 0;
 }
 
 static void sleep_ms(unsigned ms)

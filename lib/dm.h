@@ -43,10 +43,12 @@ bool pf_dm_targets_available(const struct pf_dm_table *t, const char *sys_dir) _
 /*
  * Create the device, load t, resume it with the batch's cookie and lvm2's udev flags.
  * pv_read_ahead: the first PV's read-ahead for PF_DM_RA_MINIMUM_PV (see pf_dm_bdev_read_ahead).
- * On a failed load or resume the half-made device is removed again. reterr says why.
+ * On a failed load or resume the half-made device is removed again. reterr says why; on
+ * success *ret_major and *ret_minor are the new device's number (lvm2 prints it with -v).
  */
 int pf_dm_activate(struct pf_dm_batch *b, const struct pf_dm_table *t, uint32_t pv_read_ahead,
-		   struct pf_diag *reterr) _nonnull_(1, 2, 4) _must_check_;
+		   struct pf_diag *reterr, unsigned *ret_major, unsigned *ret_minor)
+	_nonnull_(1, 2, 4, 5, 6) _must_check_;
 
 /*
  * Wait until udev has processed every device the batch resumed (or timeout_ms passed: then

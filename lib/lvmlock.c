@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lvmlock.h"
+#include "paths.h"
 
 /* lvm2 opens lock files with 0777 under its umask 077. */
 #define LOCK_FILE_MODE 0700
@@ -74,7 +75,7 @@ int pf_lvmlock_vg(const char *lock_dir, const char *vgname, bool exclusive, bool
 {
 	int nb = nowait ? LOCK_NB : 0;
 	_cleanup_free_ char *path = NULL, *aux = NULL;
-	int aux_fd, fd;
+	int aux_fd, fd, r;
 
 	if (!vgname_lockable(vgname))
 		return -EINVAL;
@@ -86,8 +87,9 @@ int pf_lvmlock_vg(const char *lock_dir, const char *vgname, bool exclusive, bool
 		aux = NULL;
 		return -ENOMEM;
 	}
-	if (mkdir(lock_dir, LOCK_DIR_MODE) < 0 && errno != EEXIST)
-		return -errno;
+	r = pf_paths_mkdir_p(lock_dir, LOCK_DIR_MODE); /* lvm2 too makes it, parents and all */
+	if (r < 0)
+		return r;
 
 	/*
 	 * Writer priority: a writer holds aux while it waits for the lock, so readers, who

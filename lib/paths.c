@@ -3,9 +3,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "paths.h"
 
@@ -55,4 +57,26 @@ char *pf_path_join(const char *dir, const char *name)
 	if (asprintf(&s, "%s/%s", dir, name) < 0)
 		return NULL;
 	return s;
+}
+
+int pf_paths_mkdir_p(const char *path, unsigned mode)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1;; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, (mode_t)mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = c;
+		if (c == '\0')
+			return 0;
+	}
 }

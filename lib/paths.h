@@ -22,6 +22,12 @@ struct pf_paths {
 int pf_paths_from_env(struct pf_paths *ret) _nonnull_(1) _must_check_;
 void pf_paths_release(struct pf_paths *p);
 
+/*
+ * mkdir -p with mode for each directory made: the run and lock directories' parents (/run)
+ * exist at boot, they themselves may not. An existing directory is fine. Returns 0 or -errno.
+ */
+int pf_paths_mkdir_p(const char *path, unsigned mode) _nonnull_(1) _must_check_;
+
 /* malloc'ed "dir/name" (NULL on ENOMEM). */
 char *pf_path_join(const char *dir, const char *name) _nonnull_(1, 2);
 

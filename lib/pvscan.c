@@ -324,19 +324,26 @@ static bool lv_complete(const struct pf_vg *vg, const struct pf_vg_lv *lv, const
 }
 
 /* --listlvs: the visible LVs using this PV, and whether all their PVs are online. */
-static int list_lvs(struct pf_pvscan *ps, const char *dev, const struct pf_vg *vg, int pv_index,
-		    bool vg_complete)
+static int list_lvs(struct pf_pvscan *ps, const char *dev, unsigned major, unsigned minor,
+		    const struct pf_vg *vg, int pv_index, bool vg_complete)
 {
 	_cleanup_free_ bool *used = NULL;
 	_cleanup_free_ bool *online = NULL;
-	bool snaps = vg_has_snapshots(vg);
+	bool snaps = vg_has_snapshots(vg), here = false;
 
 	used = calloc(vg->n_pvs, sizeof(*used));
 	online = calloc(vg->n_pvs, sizeof(*online));
 	if (!used || !online)
 		return -ENOMEM;
-	for (unsigned i = 0; i < vg->n_pvs; i++)
-		online[i] = pf_state_pv_online_exists(ps->run_dir, vg->pvs[i].id);
+	for (unsigned i = 0; i < vg->n_pvs; i++) {
+		struct pf_state_pv st;
+
+		online[i] = pf_state_pv_online_read(ps->run_dir, vg->pvs[i].id, &st) == 0;
+		here |= online[i] && st.major == major && st.minor == minor;
+	}
+	/* lvm2 places the VG's PVs where their online files say; none is on this device */
+	if (!here)
+		return emit(ps, PF_EV_LIST_LVS_NOT_FOUND, dev, NULL);
 
 	for (unsigned l = 0; l < vg->n_lvs; l++) {
 		const struct pf_vg_lv *lv = &vg->lvs[l];
@@ -488,7 +495,7 @@ int pf_pvscan_device(struct pf_pvscan *ps, const char *dev, unsigned major, unsi
 	if (ps->flags & PF_PVSCAN_LIST_LVS) {
 		if (!vg)
 			return emit(ps, PF_EV_LIST_LVS_NO_METADATA, dev, NULL);
-		return list_lvs(ps, dev, vg, pv_index, complete);
+		return list_lvs(ps, dev, major, minor, vg, pv_index, complete);
 	}
 	return 0;
 }

@@ -47,6 +47,7 @@ enum pf_event_kind {
 	PF_EV_LIST_VG_COMPLETE,	     /* "VG name complete" (udev: LVM_VG_NAME_COMPLETE) */
 	PF_EV_LIST_VG_INCOMPLETE,    /* "VG name incomplete" (udev: LVM_VG_NAME_INCOMPLETE) */
 	PF_EV_LIST_LVS_NO_METADATA,  /* "Cannot list LVs from device without metadata." */
+	PF_EV_LIST_LVS_NOT_FOUND,    /* "Failed to find LVs using X.": no online file names it */
 	PF_EV_LIST_LV,		     /* "LV vg/lv", lv_state says complete/incomplete/neither */
 };
 

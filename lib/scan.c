@@ -355,29 +355,117 @@ static void classify(const struct pf_scan_opts *o, const struct filters *f, stru
 	}
 }
 
-/* Among devices carrying the same PVID, the one lvm2 prefers; the rest are never used. */
-static bool prefer(const struct pf_scan_dev *a, const struct pf_scan_dev *b)
+/* lvm2's dev_is_used_by_active_lv(): an LV's dm device holds it. Asked of duplicates only. */
+static bool used_by_lv(const struct pf_paths *paths, const struct pf_scan_dev *d)
 {
-	const struct pf_vg *va = pf_probe_vg(&a->probe), *vb = pf_probe_vg(&b->probe);
-	int ia = va ? pf_vg_find_pv(va, a->probe.label.pvid) : -1;
-	int ib = vb ? pf_vg_find_pv(vb, b->probe.label.pvid) : -1;
-	bool size_a = ia >= 0 && va->pvs[ia].has_dev_size &&
-		      va->pvs[ia].dev_size * 512U == a->probe.dev_size_bytes;
-	bool size_b = ib >= 0 && vb->pvs[ib].has_dev_size &&
-		      vb->pvs[ib].dev_size * 512U == b->probe.dev_size_bytes;
-	bool hint_a = ia >= 0 && va->pvs[ia].device && strcmp(va->pvs[ia].device, a->name) == 0;
-	bool hint_b = ib >= 0 && vb->pvs[ib].device && strcmp(vb->pvs[ib].device, b->name) == 0;
+	for (size_t i = 0; i < d->dev.n_holders; i++) {
+		char *uuid = NULL;
+		bool lv = pf_devices_read_attr(paths, d->dev.holders[i], "dm/uuid", 256, &uuid) == 0 &&
+			  strncmp(uuid, "LVM-", 4) == 0;
 
-	if (size_a != size_b)
-		return size_a;
-	if (hint_a != hint_b)
-		return hint_a;
-	if ((a->dev.dm_uuid != NULL) != (b->dev.dm_uuid != NULL))
-		return a->dev.dm_uuid != NULL;
-	return true; /* seen first */
+		free(uuid);
+		if (lv)
+			return true;
+	}
+	return false;
 }
 
-static void settle_duplicates(struct pf_scan *s)
+/* The device has the ID the PV's metadata records (device_id_type, device_id). */
+static bool has_recorded_id(const struct pf_paths *paths, const struct pf_scan_dev *d,
+			    const struct pf_vg_pv *pv)
+{
+	struct pf_dev parent = { 0 };
+	bool have_parent = false, same = false;
+	enum pf_devfile_idtype t;
+	char *id = NULL;
+
+	if (!pv->device_id_type || !pv->device_id)
+		return false;
+	t = pf_devfile_idtype_parse(pv->device_id_type);
+	if (t == PF_DEVFILE_ID_NONE)
+		return false;
+	if (d->dev.parent_kname)
+		have_parent = pf_devices_lookup_kname(paths, d->dev.parent_kname, &parent) == 0;
+	if (pf_devfile_dev_id(&d->dev, have_parent ? &parent : NULL, t, &id) == 0)
+		same = strcmp(id, pv->device_id) == 0;
+	free(id);
+	if (have_parent)
+		pf_dev_release(&parent);
+	return same;
+}
+
+/* What lvm2 weighs for a device of a duplicated PV, in its order (see compare_dups). */
+enum { DUP_ID, DUP_LV, DUP_SIZE, DUP_NAME, DUP_DM, DUP_SUBSYS, _DUP_FACTS };
+
+static const char *const dup_why[_DUP_FACTS] = {
+	[DUP_ID] = "device id",
+	[DUP_LV] = "device is used by LV",
+	[DUP_SIZE] = "device size is correct",
+	[DUP_NAME] = "device name matches previous",
+	[DUP_DM] = "device is in dm subsystem",
+	[DUP_SUBSYS] = "device is in subsystem",
+};
+
+/* lvm2's dev_subsystem_part_major(): dm, md (or a partition of md), drbd, emcpower... */
+static bool in_subsystem(const struct pf_dev *d)
+{
+	static const char *const types[] = { "device-mapper", "md", "drbd", "emcpower", "power2",
+					     "vxdmp" };
+
+	for (size_t i = 0; d->type_name && i < ARRAY_SIZE(types); i++)
+		if (strcmp(d->type_name, types[i]) == 0)
+			return true;
+	return d->type_name && strcmp(d->type_name, "blkext") == 0 && d->parent_kname &&
+	       strncmp(d->parent_kname, "md", 2) == 0;
+}
+
+static void dup_facts(const struct pf_paths *paths, const struct pf_scan_dev *d, bool summary,
+		      bool ret[_DUP_FACTS])
+{
+	const struct pf_vg *vg = pf_probe_vg(&d->probe);
+	int i = vg ? pf_vg_find_pv(vg, d->probe.label.pvid) : -1;
+	const struct pf_vg_pv *pv = i >= 0 ? &vg->pvs[i] : NULL;
+
+	memset(ret, 0, _DUP_FACTS * sizeof(*ret));
+	if (summary && pv) {
+		ret[DUP_ID] = has_recorded_id(paths, d, pv);
+		ret[DUP_SIZE] = pv->has_dev_size && pv->dev_size * 512U == d->probe.dev_size_bytes;
+		ret[DUP_NAME] = pv->device && strcmp(pv->device, d->name) == 0;
+	}
+	ret[DUP_LV] = used_by_lv(paths, d);
+	ret[DUP_DM] = d->dev.dm_uuid != NULL;
+	ret[DUP_SUBSYS] = in_subsystem(&d->dev);
+}
+
+/*
+ * Of two devices carrying the same PVID, whether lvm2 would use b rather than a (already
+ * preferred, or seen first), and why. lvm2's order (_choose_duplicates): a previous choice,
+ * the device ID the metadata records, an active LV on it, the size the metadata gives, the
+ * name the metadata last saw, a mounted fs, dm, another subsystem, else the first seen. Not
+ * judged here: a previous choice (there is none within one scan) and a mounted fs (a PV's
+ * device has none). Devices named together (summary false) are told apart before lvm2 has read
+ * the metadata summary, and the first named is kept.
+ */
+static const char *compare_dups(const struct pf_paths *paths, const struct pf_scan_dev *a,
+				const struct pf_scan_dev *b, bool summary, bool *ret_b_wins)
+{
+	bool fa[_DUP_FACTS], fb[_DUP_FACTS];
+
+	dup_facts(paths, a, summary, fa);
+	dup_facts(paths, b, summary, fb);
+	*ret_b_wins = false;
+	for (size_t k = 0; k < _DUP_FACTS; k++) {
+		if (fa[k] == fb[k])
+			continue;
+		if (!summary && fb[k])
+			break; /* lvm2 keeps the first named whatever the other has */
+		*ret_b_wins = fb[k];
+		return dup_why[k];
+	}
+	return "device was seen first";
+}
+
+static void settle_duplicates(const struct pf_paths *paths, struct pf_scan *s, bool summary)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		struct pf_scan_dev *a = &s->devs[i];
@@ -385,20 +473,32 @@ static void settle_duplicates(struct pf_scan *s)
 		if (a->outcome != PF_SCAN_READ || a->probe.label_status != 0)
 			continue;
 		for (size_t j = i + 1; j < s->n; j++) {
-			struct pf_scan_dev *b = &s->devs[j], *loser;
+			struct pf_scan_dev *b = &s->devs[j], *loser, *winner;
 			char id[PF_ID_DASHED_LEN + 1];
+			const char *why;
+			bool b_wins;
 
 			if (b->outcome != PF_SCAN_READ || b->probe.label_status != 0 ||
-			    strcmp(a->probe.label.pvid, b->probe.label.pvid) != 0)
+			    strcmp(a->probe.label.pvid, b->probe.label.pvid) != 0 ||
+			    (a->dev.major == b->dev.major && a->dev.minor == b->dev.minor))
 				continue;
-			loser = prefer(a, b) ? b : a;
+			why = compare_dups(paths, a, b, summary, &b_wins);
+			winner = b_wins ? b : a;
+			loser = b_wins ? a : b;
 			loser->outcome = PF_SCAN_DUPLICATE;
+			loser->dup_of = (size_t)(winner - s->devs);
+			winner->prefer_reason = why;
 			pf_id_format_dashed(loser->probe.label.pvid, id);
 			(void)snprintf(loser->reason, sizeof(loser->reason), "%s", id);
 			if (loser == a)
 				break;
 		}
 	}
+	/* a device that lost to one that lost later points at the final winner */
+	for (size_t i = 0; i < s->n; i++)
+		for (size_t k = 0; k < s->n && s->devs[i].outcome == PF_SCAN_DUPLICATE &&
+				   s->devs[s->devs[i].dup_of].outcome == PF_SCAN_DUPLICATE; k++)
+			s->devs[i].dup_of = s->devs[s->devs[i].dup_of].dup_of;
 }
 
 int pf_scan_run(const struct pf_scan_opts *o, struct pf_scan *ret)
@@ -431,8 +531,8 @@ int pf_scan_run(const struct pf_scan_opts *o, struct pf_scan *ret)
 		r = read_all(o, &s);
 	if (r == 0)
 		classify(o, &f, &s, &r);
-	if (r == 0 && !o->args)
-		settle_duplicates(&s);
+	if (r == 0 && (!o->args || o->n_args > 1))
+		settle_duplicates(o->paths, &s, !o->args);
 out:
 	filters_release(&f);
 	if (r < 0) {

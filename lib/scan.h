@@ -2,7 +2,8 @@
 /*
  * One scan: find the candidate devices (all of them, or those named), apply
  * lvm2's filters, read every survivor at once through the async reader, and
- * settle duplicate PVIDs. What was found and why anything was left out is
+ * settle duplicate PVIDs (as lvm2's full scan does; of devices named together, the first
+ * named is used). What was found and why anything was left out is
  * kept per device; nothing is printed and no /run/lvm state is written here.
  */
 #ifndef PF_SCAN_H
@@ -44,6 +45,10 @@ struct pf_scan_dev {
 	struct pf_diag diag;
 	struct pf_probe probe;
 	const struct pf_scan_arg *arg; /* the argument that named it, or NULL */
+	/* PF_SCAN_DUPLICATE: devs[] index of the device used instead */
+	size_t dup_of;
+	/* preferred over a duplicate: why, in lvm2's words ("device was seen first") */
+	const char *prefer_reason;
 };
 
 struct pf_scan {

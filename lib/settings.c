@@ -1368,7 +1368,8 @@ static int get_types(struct loader *ld)
 
 /*
  * activation/volume_list and auto_activation_volume_list: lvm2 stops at "[]" (so "[]" matches
- * nothing) and skips, with a message, entries that are not strings, empty strings and a bare "@".
+ * nothing) and skips, with a message, entries that are not strings; empty strings and a bare "@"
+ * are skipped where the list is checked.
  */
 static int get_volume_list(struct loader *ld, const char *key, struct pf_settings_strv *ret)
 {
@@ -1383,11 +1384,9 @@ static int get_volume_list(struct loader *ld, const char *key, struct pf_setting
 
 		if (v->type == PF_CFG_EMPTY_ARRAY)
 			break;
+		/* empty ones are kept: lvm2 says so each time it checks an LV (aapolicy.c) */
 		if (v->type != PF_CFG_STRING)
 			r = warn(ld, e, true, "ignoring invalid string in activation/%s", key);
-		else if (!v->v.s[0] || !strcmp(v->v.s, "@"))
-			r = warn(ld, e, true, "ignoring empty %s in activation/%s",
-				 v->v.s[0] ? "tag" : "string", key);
 		else
 			r = strv_push(ret, v->v.s);
 	}

@@ -315,7 +315,36 @@ static const struct pf_vg *find_vg(const struct pf_scan *scan, const char *name)
 	return NULL;
 }
 
-/* The end of a native batch: wait for udev once, then say what is active and unlock. */
+/* After the batch's udev wait: lvm2's lines for one VG decided natively, in claim order. */
+static void report(struct pf_activation *a, const char *vg, const struct pf_activate_result *res)
+{
+	const struct pf_opts *o = a->o;
+
+	print_msgs(o, res);
+	if (res->outcome != PF_ACTIVATE_FAILED) {
+		if (res->say_now_active)
+			out(o, "%u logical volume(s) in volume group \"%s\" now active",
+			    res->n_now_active, vg);
+		return;
+	}
+	/* lvm2's own lines said it where the VG failed its gates, or an LV was refused */
+	if (res->vg_failed) {
+		a->status = PF_EXIT_FAILED;
+		return;
+	}
+	if (res->reason[0])
+		pf_err("  VG %s: %s.", vg, res->reason);
+	/* vgchange says it after its LVs, whatever became of them */
+	if (res->say_now_active)
+		out(o, "%u logical volume(s) in volume group \"%s\" now active", res->n_now_active,
+		    vg);
+	vg_failed(a, vg);
+}
+
+/*
+ * The end of a native batch: wait for udev once, then say what each VG came to and unlock.
+ * Every line waits for this, so that what one VG printed is together, as lvm2 prints it.
+ */
 static void finish_batch(struct pf_activation *a, struct pf_dm_batch *b,
 			 struct pf_activate_result *res, char (*names)[PF_NAME_MAX + 1], size_t n)
 {
@@ -325,9 +354,7 @@ static void finish_batch(struct pf_activation *a, struct pf_dm_batch *b,
 		pf_warn("  WARNING: udev did not process the new devices within %u s; their links "
 			"may be missing.", PF_DM_UDEV_TIMEOUT_MS / 1000U);
 	for (size_t i = 0; i < n; i++) {
-		if (res[i].say_now_active)
-			out(a->o, "%u logical volume(s) in volume group \"%s\" now active",
-			    res[i].n_now_active, names[i]);
+		report(a, names[i], &res[i]);
 		pf_activate_result_release(&res[i]);
 		journal_end(a, names[i]);
 	}
@@ -339,7 +366,8 @@ void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], si
 	const struct pf_opts *o = a->o;
 	struct pf_activate_opts ao = { .lock_dir = a->paths->lock, .sys_dir = a->paths->sys,
 				       .settings = a->st, .dry_run = o->test,
-				       .dup_pvids = a->dup_pvids, .n_dup_pvids = a->n_dup_pvids };
+				       .dup_pvids = a->dup_pvids, .n_dup_pvids = a->n_dup_pvids,
+				       .process_each = a->process_each };
 	_cleanup_free_ struct pf_activate_result *held = NULL;
 	_cleanup_free_ char(*held_names)[PF_NAME_MAX + 1] = NULL;
 	_cleanup_free_ char(*lvm2_vgs)[PF_NAME_MAX + 1] = NULL;
@@ -359,10 +387,17 @@ void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], si
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ struct pf_activate_pv *pvs = NULL;
 		_cleanup_free_ char(*paths)[PF_STATE_NAME_LEN] = NULL;
-		const struct pf_vg *vg = native ? find_vg(scan, vgs[i]) : NULL;
+		const struct pf_vg *vg = find_vg(scan, vgs[i]);
 		struct pf_activate_result res;
-
 		int r = -ENOENT;
+
+		/*
+		 * lvm2 refuses a VG with a PV on two devices itself; the vgchange it would be
+		 * handed to reads only the online devices and would not see it.
+		 */
+		if (vg && !native && !pf_activate_dup_pvs(&ao, vg))
+			vg = NULL;
+		ao.no_dm = !native;
 
 		/*
 		 * Holding the locks of VGs whose devices wait for udev, we must not wait for
@@ -384,46 +419,29 @@ void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], si
 			memcpy(lvm2_vgs[n_lvm2++], vgs[i], sizeof(vgs[i]));
 			continue;
 		}
-		if (o->test)
-			print_plan(o, vgs[i], &res);
-		else
-			print_msgs(o, &res);
-		switch (res.outcome) {
-		case PF_ACTIVATE_DONE:
-			if (o->test) {
-				pf_activate_result_release(&res);
-				journal_end(a, vgs[i]);
-				break;
-			}
-			held[n_held] = res;
-			memcpy(held_names[n_held++], vgs[i], sizeof(vgs[i]));
-			if (n_held == NATIVE_BATCH_MAX) {
-				finish_batch(a, &batch, held, held_names, n_held);
-				n_held = 0;
-			}
-			break;
-		case PF_ACTIVATE_DELEGATE:
+		if (res.outcome == PF_ACTIVATE_DELEGATE) {
+			/* lvm2 prints its own lines for it */
 			pf_info("  VG %s is activated by lvm2: %s.", vgs[i], res.reason);
-			pf_activate_result_release(&res);
-			if (o->test) {
-				journal_end(a, vgs[i]);
-				break;
-			}
-			memcpy(lvm2_vgs[n_lvm2++], vgs[i], sizeof(vgs[i]));
-			break;
-		case PF_ACTIVATE_FAILED:
-			/* lvm2's own lines said it where the VG failed its gates; else say why */
 			if (o->test)
-				;
-			else if (res.vg_failed)
-				a->status = PF_EXIT_FAILED;
-			else {
-				pf_err("  VG %s: %s.", vgs[i], res.reason);
-				vg_failed(a, vgs[i]);
-			}
+				print_plan(o, vgs[i], &res);
+			pf_activate_result_release(&res);
+			if (o->test)
+				journal_end(a, vgs[i]);
+			else
+				memcpy(lvm2_vgs[n_lvm2++], vgs[i], sizeof(vgs[i]));
+			continue;
+		}
+		if (o->test) {
+			print_plan(o, vgs[i], &res);
 			pf_activate_result_release(&res);
 			journal_end(a, vgs[i]);
-			break;
+			continue;
+		}
+		held[n_held] = res;
+		memcpy(held_names[n_held++], vgs[i], sizeof(vgs[i]));
+		if (n_held == NATIVE_BATCH_MAX) {
+			finish_batch(a, &batch, held, held_names, n_held);
+			n_held = 0;
 		}
 	}
 	finish_batch(a, &batch, held, held_names, n_held);

@@ -19,6 +19,7 @@ struct pf_activation {
 	struct pf_coalesce *c; /* the leader's journal, or NULL: each VG's entry ends with it */
 	const char *const *dup_pvids; /* PVIDs this scan found on two devices */
 	size_t n_dup_pvids;
+	bool process_each; /* lvm2 would take its several-VG path (aapolicy.h) */
 	int status;	       /* PF_EXIT_FAILED once a VG failed */
 };
 

@@ -121,6 +121,9 @@ static void print_event(const struct pf_opts *o, const struct pf_event *e)
 	case PF_EV_LIST_LVS_NO_METADATA:
 		out(o, PVSCAN "Cannot list LVs from device without metadata.", pid);
 		break;
+	case PF_EV_LIST_LVS_NOT_FOUND:
+		out(o, PVSCAN "Failed to find LVs using %s.", pid, e->dev);
+		break;
 	case PF_EV_LIST_LV:
 		out(o, "LV %s/%s%s", e->vg, e->lv, state);
 		break;
@@ -163,10 +166,30 @@ static void print_scan_dev(const struct pf_opts *o, const struct pf_scan_dev *d,
 							    : strerror(-d->status));
 		break;
 	case PF_SCAN_DUPLICATE:
-		pf_warn("  WARNING: Not using device %s for PV %s.", d->name, d->reason);
+		/* lvm2 keeps the first named; a full scan warns (print_duplicates) instead */
+		if (!all)
+			out(o, PVSCAN "ignore %s with no lvm info.", pid, d->name);
 		break;
 	case PF_SCAN_READ:
 		break;
+	}
+}
+
+/* lvm2's warnings once its label scan chose among devices with the same PVID. */
+static void print_duplicates(const struct pf_scan *scan)
+{
+	for (size_t i = 0; i < scan->n; i++)
+		if (scan->devs[i].outcome == PF_SCAN_DUPLICATE)
+			pf_warn("  WARNING: Not using device %s for PV %s.", scan->devs[i].name,
+				scan->devs[i].reason);
+	for (size_t i = 0; i < scan->n; i++) {
+		const struct pf_scan_dev *d = &scan->devs[i], *used;
+
+		if (d->outcome != PF_SCAN_DUPLICATE)
+			continue;
+		used = &scan->devs[d->dup_of];
+		pf_warn("  WARNING: PV %s prefers device %s because %s.", d->reason, used->name,
+			used->prefer_reason ? used->prefer_reason : "device was seen first");
 	}
 }
 
@@ -215,54 +238,85 @@ static void warn_ignored_filters(const struct pf_settings *st)
 		pf_warn("  Please remove the lvm.conf filter, it is ignored with the devices file.");
 }
 
-static int cmp_pvid(const void *a, const void *b)
+/* A PV the scan found a label on (lvm2: what lvmcache knows) and the device it is on. */
+struct seen_pv {
+	const char *pvid;
+	const char *dev;
+	int unused; /* 1 for a duplicate lvm2 does not use */
+};
+
+static int cmp_seen(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	const struct seen_pv *x = a, *y = b;
+	int c = strcmp(x->pvid, y->pvid);
+
+	return c ? c : x->unused - y->unused;
 }
 
-/* The PVIDs of the devices the scan found a label on (lvm2: what lvmcache knows), sorted. */
-static int scanned_pvids(const struct pf_scan *scan, const char ***ret, size_t *ret_n)
+/* What the scan found, sorted by PVID; of a duplicated PV, the device used comes first. */
+static int scanned_pvids(const struct pf_scan *scan, struct seen_pv **ret, size_t *ret_n)
 {
-	const char **ids = calloc(scan->n ? scan->n : 1, sizeof(*ids));
+	struct seen_pv *v = calloc(scan->n ? scan->n : 1, sizeof(*v));
 	size_t n = 0;
 
-	if (!ids)
+	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < scan->n; i++) {
 		const struct pf_scan_dev *d = &scan->devs[i];
 
 		if ((d->outcome == PF_SCAN_READ || d->outcome == PF_SCAN_DUPLICATE) &&
 		    d->probe.label_status == 0)
-			ids[n++] = d->probe.label.pvid;
+			v[n++] = (struct seen_pv){ d->probe.label.pvid, d->name,
+						   d->outcome == PF_SCAN_DUPLICATE };
 	}
-	qsort(ids, n, sizeof(*ids), cmp_pvid);
-	*ret = ids;
+	qsort(v, n, sizeof(*v), cmp_seen);
+	*ret = v;
 	*ret_n = n;
 	return 0;
 }
 
+static const struct seen_pv *find_seen(const struct seen_pv *v, size_t n, const char *pvid)
+{
+	size_t lo = 0, hi = n;
+
+	/* the first entry with this PVID: the device lvm2 uses */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(v[mid].pvid, pvid) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && strcmp(v[lo].pvid, pvid) == 0 ? &v[lo] : NULL;
+}
+
 /*
- * lvm2's full scan, unlike the per-device form, does not expect PVs to be
- * missing: each time it reads a VG from a device it warns about every PV of
- * it no scanned device carries, unless the VG is foreign to a host with an ID.
+ * What lvm2 says as it matches the PVs of a VG read from a device to the devices it scanned
+ * (set_pv_devices): its full scan, unlike the per-device form, does not expect PVs to be
+ * missing and warns about each, unless the VG is foreign to a host with an ID; any form
+ * warns about a PV flagged MISSING whose device it scanned.
  */
-static void warn_missing_pvs(const struct pf_scan_dev *d, const char *const *pvids, size_t n,
-			     const char *host_system_id)
+static void warn_vg_devices(const struct pf_scan_dev *d, const struct seen_pv *seen, size_t n,
+			    const char *host_system_id, bool full)
 {
 	const struct pf_vg *vg = pf_probe_vg(&d->probe);
 	char id[PF_ID_DASHED_LEN + 1];
+	bool foreign;
 
 	if (!vg || d->probe.label_status != 0 || pf_pv_label_is_unused(&d->probe.label))
 		return;
-	if (host_system_id && strcmp(vg->system_id ? vg->system_id : "", host_system_id) != 0)
-		return;
+	foreign = host_system_id && strcmp(vg->system_id ? vg->system_id : "", host_system_id) != 0;
 	for (unsigned i = 0; i < vg->n_pvs; i++) {
-		const char *key = vg->pvs[i].id;
+		const struct seen_pv *s = find_seen(seen, n, vg->pvs[i].id);
 
-		if (bsearch(&key, pvids, n, sizeof(*pvids), cmp_pvid))
-			continue;
-		pf_id_format_dashed(key, id);
-		pf_warn("  WARNING: Couldn't find device with uuid %s.", id);
+		if (!s && full && !foreign) {
+			pf_id_format_dashed(vg->pvs[i].id, id);
+			pf_warn("  WARNING: Couldn't find device with uuid %s.", id);
+		}
+		if (s && (vg->pvs[i].status & PF_PV_MISSING))
+			pf_warn("  WARNING: VG %s was previously updated while PV %s was missing.",
+				vg->name, s->dev);
 	}
 }
 
@@ -302,6 +356,14 @@ static bool is_own(const struct job *j, unsigned major, unsigned minor)
 	return false;
 }
 
+static bool in_args(const struct pf_scan_arg *args, size_t n, unsigned major, unsigned minor)
+{
+	for (size_t i = 0; i < n; i++)
+		if (args[i].major == major && args[i].minor == minor)
+			return true;
+	return false;
+}
+
 static bool in_items(const struct pf_pending *items, size_t n, unsigned major, unsigned minor)
 {
 	for (size_t i = 0; i < n; i++)
@@ -317,12 +379,14 @@ static bool in_items(const struct pf_pending *items, size_t n, unsigned major, u
  * --udevoutput, our own device's VG is left to the udev rule that imports the line.
  */
 static void autoactivate(struct job *j, char (*complete)[PF_NAME_MAX + 1], size_t n_complete,
-			 const struct pf_scan *scan, const struct pf_pvscan *ps)
+			 const struct pf_scan *scan, const struct pf_pvscan *ps, bool all)
 {
 	const struct pf_opts *o = j->o;
 	_cleanup_free_ char(*todo)[PF_NAME_MAX + 1] = NULL;
 	_cleanup_free_ const char **dups = NULL;
-	struct pf_activation a = { .o = o, .paths = j->paths, .st = j->st, .c = j->c };
+	/* lvm2's quick path is for one named device only (saved_vg in its pvscan.c) */
+	struct pf_activation a = { .o = o, .paths = j->paths, .st = j->st, .c = j->c,
+				   .process_each = j->full_cmd || o->n_devs > 1 };
 	int pid = (int)getpid();
 	size_t n = 0;
 
@@ -363,6 +427,9 @@ static void autoactivate(struct job *j, char (*complete)[PF_NAME_MAX + 1], size_
 		out(o, PVSCAN "VG %s run autoactivation.", pid, vg);
 		memcpy(todo[n++], vg, sizeof(todo[0]));
 	}
+	/* lvm2's several-VG path scans labels again, and warns about duplicates there */
+	if (n && a.process_each && !all)
+		print_duplicates(scan);
 	pf_activation_run(&a, todo, n, scan);
 	if (a.status != PF_EXIT_OK)
 		j->status = a.status;
@@ -474,8 +541,8 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 	const struct pf_settings *st = j->st;
 	struct pf_scan_opts so = { .paths = paths, .settings = st };
 	struct pf_scan scan = { 0 };
-	_cleanup_free_ const char **pvids = NULL;
-	size_t n_pvids = 0;
+	_cleanup_free_ struct seen_pv *seen = NULL;
+	size_t n_seen = 0;
 	struct pf_pvscan ps;
 	unsigned base;
 	int pid = (int)getpid();
@@ -496,10 +563,12 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 		out(o, PVSCAN "finding all devices for filter symlinks.", pid);
 	if (scan.devfile_used && any_device(&scan))
 		warn_ignored_filters(st);
-	if (j->full_cmd && all && scanned_pvids(&scan, &pvids, &n_pvids) < 0) {
+	if (scanned_pvids(&scan, &seen, &n_seen) < 0) {
 		pf_scan_release(&scan);
 		return -ENOMEM;
 	}
+	if (all)
+		print_duplicates(&scan);
 	base = pvscan_flags(j, false);
 	pf_pvscan_init(&ps, paths->run, base, st->system_id);
 	for (size_t i = 0; i < scan.n; i++) {
@@ -526,8 +595,7 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 			print_probe(d);
 		if (d->outcome != PF_SCAN_READ)
 			continue;
-		if (j->full_cmd && all)
-			warn_missing_pvs(d, pvids, n_pvids, st->system_id);
+		warn_vg_devices(d, seen, n_seen, st->system_id, j->full_cmd && all);
 		ps.flags = base | (act ? PF_PVSCAN_ACTIVATE : 0) | (named ? 0 : PF_PVSCAN_ALL);
 		r = pf_pvscan_device(&ps, d->name, d->dev.major, d->dev.minor, &d->probe);
 		for (size_t e = first; e < ps.n_events; e++) {
@@ -563,7 +631,7 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 	for (size_t i = 0; i < n_todo; i++)
 		own_todo |= strcmp(todo[i], j->own_vg) == 0;
 	if (n_todo)
-		autoactivate(j, todo, n_todo, &scan, &ps);
+		autoactivate(j, todo, n_todo, &scan, &ps, all);
 	if (j->c && o->udevoutput && j->own_complete && !j->udev_line_done && !own_todo) {
 		(void)printf("LVM_VG_NAME_COMPLETE='%s'\n", j->own_vg);
 		j->udev_line_done = true;
@@ -652,16 +720,30 @@ static int leader_round(void *ctx, struct pf_coalesce *c _unused_, const struct 
 	args = calloc(rd->n ? rd->n : 1, sizeof(*args));
 	if (!args)
 		return -ENOMEM;
-	for (size_t i = 0; i < rd->n; i++) {
-		if (rd->items[i].covered) {
-			pf_debug("  %u:%u: read after its event already", rd->items[i].major,
-				 rd->items[i].minor);
-			continue;
-		}
-		args[n].major = rd->items[i].major;
-		args[n].minor = rd->items[i].minor;
-		n++;
-	}
+	/*
+	 * Our own devices first, in the order named (lvm2 reads and reports them so, and
+	 * uses the first named of a duplicated PV); then the others' in devno order.
+	 */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t k = 0; k < (pass ? 1 : j->n_own); k++)
+			for (size_t i = 0; i < rd->n; i++) {
+				const struct pf_pending *it = &rd->items[i];
+				bool own = is_own(j, it->major, it->minor);
+
+				if (pass ? own : (it->major != j->own[k].major ||
+						  it->minor != j->own[k].minor))
+					continue;
+				if (it->covered) {
+					pf_debug("  %u:%u: read after its event already", it->major,
+						 it->minor);
+					continue;
+				}
+				if (!pass && in_args(args, n, it->major, it->minor))
+					continue;
+				args[n].major = it->major;
+				args[n].minor = it->minor;
+				n++;
+			}
 	if (!rd->full && n == 0)
 		return 0;
 	return scan_pass(j, args, n, rd->full, activate, rd->items, rd->n);

@@ -291,6 +291,25 @@ every_form mix $MIX
 removal mix $MIX
 detach_all
 
+# A PV on two devices: an exact copy (the same size: the device seen first is used), then the
+# copy on a bigger device (the size the metadata records decides in a full scan), each in
+# both orders. Named together, lvm2 uses the first named and ignores the other.
+attach single
+cp --sparse=always "$T_DIR/single-d1.img" "$T_DIR/dup-same.img"
+t_attach "$T_DIR/dup-same.img"
+DEVS="$DEVS $T_DEV"
+# shellcheck disable=SC2086
+every_form duplicate $DEVS
+t_detach "$T_DEV"
+DEVS=$(echo "$DEVS" | tr ' ' '\n' | grep -vx "$T_DEV" | tr '\n' ' ')
+cp --sparse=always "$T_DIR/single-d1.img" "$T_DIR/dup-big.img"
+truncate -s +4M "$T_DIR/dup-big.img"
+t_attach "$T_DIR/dup-big.img"
+# shellcheck disable=SC2086
+every_form duplicate-bigger $T_DEV $DEVS
+DEVS="$DEVS $T_DEV"
+detach_all
+
 # Command-line errors and odd forms, on one device.
 attach single
 D=${DEVS# }

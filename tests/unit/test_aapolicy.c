@@ -224,6 +224,15 @@ static void check_vg_msgs(const struct pf_vg *vg, const struct pf_aapolicy_input
 	check_msgs(m, pf_aapolicy_vg_messages(vg, in, p, m, ARRAY_SIZE(m)), want);
 }
 
+static void read_msgs(const struct pf_vg *vg, const struct pf_aapolicy *p,
+		      const struct pf_aapolicy_copy *copies, size_t n, const char *const *devs,
+		      const char *const *want)
+{
+	struct pf_aapolicy_msg m[16];
+
+	check_msgs(m, pf_aapolicy_read_messages(vg, p, copies, n, devs, m, ARRAY_SIZE(m)), want);
+}
+
 static int idx(const struct pf_vg *vg, const char *name)
 {
 	const struct pf_vg_lv *l = pf_vg_find_lv(vg, name);
@@ -723,6 +732,26 @@ START_TEST(test_reappeared_pv_in_use)
 		NULL,
 	};
 
+	const char *const slow_msgs[] = {
+		"P+VG vga run autoactivation.",
+		"E:Cannot change VG vga while PVs are missing.",
+		"E:See vgreduce --removemissing and vgextend --restoremissing.",
+		"E:Cannot process volume group vga",
+		NULL,
+	};
+	/* loop31 kept the copy from before the change; both are read, in this order */
+	const struct pf_aapolicy_copy reread[] = { { "/dev/loop30", 5 }, { "/dev/loop31", 4 } };
+	const char *const devs[] = { "/dev/loop30", "/dev/loop31" };
+	const char *const read_lines[] = {
+		"W:WARNING: ignoring metadata seqno 4 on /dev/loop31 for seqno 5 on /dev/loop30 for "
+		"VG vga.",
+		"W:WARNING: Inconsistent metadata found for VG vga.",
+		"W:See vgck --updatemetadata to correct inconsistency.",
+		"W:WARNING: VG vga was previously updated while PV /dev/loop31 was missing.",
+		"W:WARNING: VG vga was missing PV /dev/loop31 tz2guY-5lhh-9Mcq-ZXkk-3u5V-dPZI-dXdof1.",
+		NULL,
+	};
+
 	/* lvm2: written by "vgchange --addtag" while loop31 was filtered out, then read with
 	 * both devices: "WARNING: VG vga was missing PV /dev/loop31 ...". */
 	t.pv_flags[1] = "MISSING";
@@ -745,6 +774,14 @@ START_TEST(test_reappeared_pv_in_use)
 	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_MISSING_PVS);
 	ck_assert(p->failed);
 	check_vg_msgs(vg, &in, p, pvscan_msgs);
+	read_msgs(vg, p, reread, ARRAY_SIZE(reread), devs, read_lines);
+	pf_aapolicy_free(p);
+
+	/* lvm2, both devices in one pvscan: process_each_vg's _ignore_vg says it instead. */
+	in.process_each = true;
+	p = decide(vg, &in);
+	check_vg_msgs(vg, &in, p, slow_msgs);
+	in.process_each = false;
 	pf_aapolicy_free(p);
 
 	/* activation_mode = "partial" lets lvm2 load it (with missing_stripe_filler). */
@@ -770,6 +807,15 @@ START_TEST(test_reappeared_pv_unused)
 	struct pf_vg *vg;
 	struct pf_aapolicy *p;
 
+	const struct pf_aapolicy_copy same[] = { { "/dev/loop30", 5 }, { "/dev/loop31", 5 } };
+	const char *const devs[] = { "/dev/loop30", "/dev/loop31" };
+	const char *const lines[] = {
+		"W:WARNING: VG vga was previously updated while PV /dev/loop31 was missing.",
+		"W:WARNING: VG vga has unused reappeared PV /dev/loop31 "
+		"tz2guY-5lhh-9Mcq-ZXkk-3u5V-dPZI-dXdof1.",
+		NULL,
+	};
+
 	/* lvm2: "WARNING: VG vga has unused reappeared PV /dev/loop31 ..."; the flag is
 	 * dropped and both commands go on (a, f activated). */
 	t.pv_flags[1] = "MISSING";
@@ -781,8 +827,129 @@ START_TEST(test_reappeared_pv_unused)
 		ck_assert_uint_eq(p->n_unused_reappeared, 1);
 		ck_assert_uint_eq(p->n_reappeared_pvs, 0);
 		ck_assert_str_eq(letters(p), "AA");
+		read_msgs(vg, p, same, ARRAY_SIZE(same), devs, lines);
 		pf_aapolicy_free(p);
 	}
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* vg_read's seqno lines: the newest copy wins, each other seqno is named against the best so far. */
+START_TEST(test_read_messages_seqnos)
+{
+	struct pf_vg *vg = build(&two_pv_vg);
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_PVSCAN };
+	struct pf_aapolicy *p = decide(vg, &in);
+	const struct pf_aapolicy_copy rising[] = { { "/dev/a", 3 }, { "/dev/b", 5 }, { "/dev/c", 4 },
+						  { "/dev/d", 5 } };
+	const char *const devs[] = { "/dev/a", "/dev/b" };
+	const char *const rising_lines[] = {
+		"W:WARNING: ignoring metadata seqno 3 on /dev/a for seqno 5 on /dev/b for VG vga.",
+		"W:WARNING: ignoring metadata seqno 4 on /dev/c for seqno 5 on /dev/b for VG vga.",
+		"W:WARNING: Inconsistent metadata found for VG vga.",
+		"W:See vgck --updatemetadata to correct inconsistency.",
+		NULL,
+	};
+	const char *const none[] = { NULL };
+
+	read_msgs(vg, p, rising, ARRAY_SIZE(rising), devs, rising_lines);
+	read_msgs(vg, p, rising, 1, devs, none);
+	read_msgs(vg, p, NULL, 0, devs, none);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* Several devices in one pvscan: lvm2's process_each_vg wording for a VG it cannot read. */
+START_TEST(test_process_each_messages)
+{
+	struct tvg t = two_pv_vg;
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_PVSCAN, .claim = WON,
+					.process_each = true };
+	struct pf_vg *vg;
+	struct pf_aapolicy *p;
+	/* lvm2: sysid-none and read-only in tests/vm/policy-parity.sh */
+	const char *const foreign[] = {
+		"P+VG vga run autoactivation.",
+		"E:Cannot access VG vga with system ID other with unknown local system ID.",
+		"E:Cannot access VG vga with system ID other with unknown local system ID.",
+		NULL,
+	};
+	const char *const read_only[] = {
+		"P+VG vga run autoactivation.",
+		"E:Volume group vga is read-only.",
+		"E:Cannot process volume group vga",
+		NULL,
+	};
+	const char *const clustered[] = {
+		"P+VG vga run autoactivation.",
+		"V:Skipping clustered VG vga.",
+		"E:Cannot access clustered VG vga.",
+		"E:See lvmlockd(8) for changing a clvm/clustered VG to a shared VG.",
+		NULL,
+	};
+
+	t.extra = "system_id = \"other\"";
+	vg = build(&t);
+	p = decide(vg, &in);
+	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_FOREIGN);
+	check_vg_msgs(vg, &in, p, foreign);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+
+	t.extra = NULL;
+	t.status = "\"RESIZEABLE\", \"READ\"";
+	vg = build(&t);
+	p = decide(vg, &in);
+	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_READ_ONLY);
+	check_vg_msgs(vg, &in, p, read_only);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+
+	t.status = "\"RESIZEABLE\", \"READ\", \"WRITE\", \"CLUSTERED\"";
+	vg = build(&t);
+	p = decide(vg, &in);
+	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_CLUSTERED);
+	check_vg_msgs(vg, &in, p, clustered);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
+/* lvm2: auto-list-odd in tests/vm/policy-parity.sh (stdout, each time an LV is checked). */
+START_TEST(test_list_empty_entries)
+{
+	struct pf_vg *vg = build(&gate_vg);
+	const char *const odd[] = { "", "@", "vga/d", "" };
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_PVSCAN, .auto_activation_volume_list = LIST(odd) };
+	struct pf_aapolicy *p = decide(vg, &in);
+	const char *const a_lines[] = {
+		"V:activation/auto_activation_volume_list configuration setting defined: Checking "
+		"the list to match vga/a.",
+		"P:Ignoring empty string in config file activation/auto_activation_volume_list.",
+		"P:Ignoring empty tag in config file activation/auto_activation_volume_list",
+		"P:Ignoring empty string in config file activation/auto_activation_volume_list.",
+		"V:No item supplied in activation/auto_activation_volume_list configuration "
+		"setting matches vga/a.",
+		NULL,
+	};
+	const char *const d_first[] = {
+		"V:activation/auto_activation_volume_list configuration setting defined: Checking "
+		"the list to match vga/d.",
+		"P:Ignoring empty string in config file activation/auto_activation_volume_list.",
+		"P:Ignoring empty tag in config file activation/auto_activation_volume_list",
+	};
+	struct pf_aapolicy_msg m[PF_AAPOLICY_MSGS_MAX];
+	int n;
+
+	check_lv_msgs(vg, &in, p, "a", a_lines);
+	/* d matches at the third entry: the fourth is never looked at */
+	n = pf_aapolicy_lv_messages(vg, &in, p, (unsigned)idx(vg, "d"), m, ARRAY_SIZE(m));
+	ck_assert_int_ge(n, 3);
+	for (int k = 0; k < 3; k++)
+		ck_assert_str_eq(m[k].text, d_first[k] + 2);
+	ck_assert_int_eq(p->lvs[idx(vg, "d")].verdict, PF_AAPOLICY_LV_ACTIVATE);
+	pf_aapolicy_free(p);
 	pf_vg_free(vg);
 }
 END_TEST
@@ -1522,6 +1689,9 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_incomplete_noautoactivate);
 	tcase_add_test(tc, test_reappeared_pv_in_use);
 	tcase_add_test(tc, test_reappeared_pv_unused);
+	tcase_add_test(tc, test_read_messages_seqnos);
+	tcase_add_test(tc, test_process_each_messages);
+	tcase_add_test(tc, test_list_empty_entries);
 	tcase_add_test(tc, test_kinds);
 	tcase_add_test(tc, test_sparse_snapshot_list);
 	tcase_add_test(tc, test_kind_flags);
