@@ -636,7 +636,7 @@ int pf_coalesce_note_read(struct pf_coalesce *c, unsigned major, unsigned minor,
 		c->scanned = n;
 		c->cap_scanned = cap;
 	}
-	/* Kept sorted; a full scan notes devices in devno order, so this is an append. */
+	/* Kept in devno order for scanned_find(); a full scan notes them in lvm2's order. */
 	at = c->n_scanned;
 	while (at > 0 && (c->scanned[at - 1].major > major ||
 			  (c->scanned[at - 1].major == major && c->scanned[at - 1].minor > minor)))

@@ -18,13 +18,13 @@ struct pf_dev {
 	char **aliases;	     /* other /dev names (symlinks), filled on demand; may be NULL */
 	size_t n_aliases;
 	uint64_t size_bytes; /* from sysfs "size" (512-byte units) */
-	unsigned logical_block_size; /* queue/logical_block_size of the (whole) disk; 512 if unknown */
 	bool is_partition;
 	char *parent_kname;  /* whole disk of a partition, else NULL */
 	char *type_name;     /* block major's name in /proc/devices: "sd", "loop", "device-mapper" */
 	char *dm_uuid;	     /* dm/uuid, dm devices only */
 	char *dm_name;	     /* dm/name, dm devices only */
 	char *loop_backing_file; /* loop/backing_file, loop devices only (NULL: not set up) */
+	bool loop_partscan;	     /* loop/partscan set (read only for a bound loop device) */
 	char *md_uuid;	     /* md/uuid, md arrays only */
 	char *wwid;	     /* device/wwid or wwid, when the device has one */
 	char *serial;	     /* device/serial, when the device has one */

@@ -33,8 +33,6 @@
 #define MAJOR_COUNT 4096u
 #define MINOR_COUNT (1u << 20)
 
-#define LBS_MIN 512u
-#define LBS_MAX (1u << 20)
 
 /*
  * The names in an open directory, without those starting with '.', sorted
@@ -513,7 +511,7 @@ static int fill(const struct pf_paths *paths, const struct majors *mt, const cha
 {
 	_cleanup_close_ int dfd = -1;
 	_cleanup_free_ char *s = NULL;
-	struct pf_dev d = { .logical_block_size = LBS_MIN };
+	struct pf_dev d = { 0 };
 	unsigned kind;
 	uint64_t v;
 	int r;
@@ -549,16 +547,6 @@ static int fill(const struct pf_paths *paths, const struct majors *mt, const cha
 	if (s && parse_u64(s, UINT64_MAX / 512, &v) == 0)
 		d.size_bytes = v * 512;
 
-	free(s);
-	s = NULL;
-	/* a partition has no queue/ of its own; ".." resolves to its disk's directory */
-	r = opt_attr(dfd, d.is_partition ? "../queue/logical_block_size" : "queue/logical_block_size",
-		     ATTR_NUM_MAX, &s);
-	if (r < 0)
-		goto out;
-	if (s && parse_u64(s, LBS_MAX, &v) == 0 && v >= LBS_MIN && !(v & (v - 1)))
-		d.logical_block_size = (unsigned)v;
-
 	if (mt->name[d.major]) {
 		d.type_name = strdup(mt->name[d.major]);
 		if (!d.type_name) {
@@ -582,6 +570,13 @@ static int fill(const struct pf_paths *paths, const struct majors *mt, const cha
 	}
 	if (r >= 0 && (kind & KIND_LOOP))
 		r = opt_attr(dfd, "loop/backing_file", ATTR_BACKING_FILE_MAX, &d.loop_backing_file);
+	if (r >= 0 && (kind & KIND_LOOP) && d.loop_backing_file) {
+		free(s);
+		s = NULL;
+		r = opt_attr(dfd, "loop/partscan", ATTR_NUM_MAX, &s);
+		/* sscanf("%d") as lvm2 reads it: blanks, an optional sign, digits */
+		d.loop_partscan = r >= 0 && s && strtol(s, NULL, 10) != 0;
+	}
 	if (r >= 0 && (kind & KIND_MD))
 		r = opt_attr(dfd, "md/uuid", ATTR_MD_UUID_MAX, &d.md_uuid);
 	if (r >= 0 && (kind & KIND_DISK))
@@ -731,6 +726,27 @@ static int cmp_devno(const void *a, const void *b)
 }
 
 /*
+ * The order lvm2 keeps its devices in, and so scans and reports them: a btree
+ * keyed by the dev_t (glibc's encoding) with its four bytes swapped, so the
+ * low byte of the minor counts first (loop1025 comes before loop1012).
+ */
+static uint32_t lvm2_order_key(const struct pf_dev *d)
+{
+	uint32_t k = (d->minor & 0xffu) | (d->major & 0xfffu) << 8 | (d->minor & ~0xffu) << 12;
+
+	return __builtin_bswap32(k);
+}
+
+static int cmp_lvm2_order(const void *a, const void *b)
+{
+	uint32_t x = lvm2_order_key(a), y = lvm2_order_key(b);
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return cmp_devno(a, b);
+}
+
+/*
  * class/block rather than /sys/block: one flat directory holding disks and
  * partitions alike (a partition is told apart by its "partition" file, the
  * test lvm2 uses too), so no disk directory has to be searched for
@@ -777,7 +793,7 @@ int pf_devices_enumerate(const struct pf_paths *paths, struct pf_dev_list *ret)
 		n++;
 	}
 	if (n > 1)
-		qsort(devs, n, sizeof(*devs), cmp_devno);
+		qsort(devs, n, sizeof(*devs), cmp_lvm2_order);
 	/* one entry per devno, should sysfs ever list one twice */
 	for (i = 1; i < n;) {
 		if (cmp_devno(&devs[i - 1], &devs[i])) {

@@ -22,8 +22,9 @@ struct pf_paths;
 #define PF_DEVICES_PROC_FILE_MAX  (4u << 20) /* /proc/devices, /proc/partitions */
 
 /*
- * Every block device in sysfs: whole disks and partitions, sorted by
- * major:minor. Devices that vanish or have an unreadable "dev" while we look
+ * Every block device in sysfs: whole disks and partitions, in the order lvm2
+ * scans and reports them (its device tree's key: the 32-bit dev_t with its
+ * bytes swapped, so the low byte of the minor counts first). Devices that vanish or have an unreadable "dev" while we look
  * are left out. Returns 0, -ENOENT (no class/block directory or no
  * /proc/devices), -E2BIG (more than PF_DEVICES_MAX) or -ENOMEM.
  */

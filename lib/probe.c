@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The per-device decoding state machine: label -> mda header -> text -> VG, for each mda. */
+/*
+ * The per-device decoding state machine: label -> mda header -> text -> VG, for
+ * each mda; then, when asked, the end of the device for md superblocks.
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -14,6 +17,7 @@ void pf_probe_init(struct pf_probe *p, uint64_t dev_size_bytes)
 	p->dev_size_bytes = dev_size_bytes;
 	p->step = PF_PROBE_LABEL;
 	p->label_status = 1;
+	p->md_end_status = 1;
 	p->vg_index = -1;
 	for (unsigned i = 0; i < PF_PROBE_MDAS; i++) {
 		p->mdas[i].header_status = 1;
@@ -85,6 +89,52 @@ static void pick_vg(struct pf_probe *p)
 	check_size(p);
 }
 
+/*
+ * Why pvscan would look at the end of this device (lvm2's _online_devs): the
+ * PV, found in the VG it carries, records another size than the device has,
+ * or was last written through /dev/md*. Both suggest an md member whose array
+ * holds the PV. lvm2 compares whole sectors, and a missing dev_size as 0.
+ */
+static unsigned md_hints(const struct pf_probe *p)
+{
+	const struct pf_vg *vg = pf_probe_vg(p);
+	const struct pf_vg_pv *pv;
+	uint64_t dev_sectors = p->dev_size_bytes >> 9, pv_sectors;
+	unsigned why = 0;
+	int i;
+
+	if (!vg || pf_pv_label_is_unused(&p->label) || (i = pf_vg_find_pv(vg, p->label.pvid)) < 0)
+		return 0;
+	pv = &vg->pvs[i];
+	pv_sectors = pv->has_dev_size ? pv->dev_size : 0;
+	if (dev_sectors && pv_sectors != dev_sectors)
+		why |= pv_sectors ? PF_PROBE_MD_WHY_SIZE : PF_PROBE_MD_WHY_NO_SIZE;
+	if (pv->device && !strncmp(pv->device, "/dev/md", 7))
+		why |= PF_PROBE_MD_WHY_HINT;
+	return why;
+}
+
+/* All mdas are done: look at the end of the device if md asks for it, else finish. */
+static void finish_mdas(struct pf_probe *p)
+{
+	uint64_t off, len;
+
+	p->step = PF_PROBE_DONE;
+	pick_vg(p);
+	if (p->md.when == PF_PROBE_MD_END_HINTED) {
+		p->md_end_why = md_hints(p);
+		if (!p->md_end_why)
+			return;
+	} else if (p->md.when != PF_PROBE_MD_END_ALWAYS) {
+		return;
+	}
+	if (pf_devtypes_md_end_range(p->dev_size_bytes, p->md.lbs, &off, &len) < 0) {
+		p->md_end_status = 0; /* too small for lvm2 to look */
+		return;
+	}
+	p->step = PF_PROBE_MD_END;
+}
+
 /* Move to the next mda that can be read, or finish. Ranges off the device fail here. */
 static void advance_mda(struct pf_probe *p, unsigned from)
 {
@@ -103,8 +153,7 @@ static void advance_mda(struct pf_probe *p, unsigned from)
 		p->step = PF_PROBE_MDA_HEADER;
 		return;
 	}
-	p->step = PF_PROBE_DONE;
-	pick_vg(p);
+	finish_mdas(p);
 }
 
 int pf_probe_next(const struct pf_probe *p, uint64_t *ret_off, uint64_t *ret_len)
@@ -128,6 +177,11 @@ int pf_probe_next(const struct pf_probe *p, uint64_t *ret_off, uint64_t *ret_len
 	case PF_PROBE_MDA_TEXT2:
 		*ret_off = m->loc.offset2_bytes;
 		*ret_len = m->loc.len2_bytes;
+		return 1;
+	case PF_PROBE_MD_END:
+		/* cannot fail: checked before the step was taken */
+		if (pf_devtypes_md_end_range(p->dev_size_bytes, p->md.lbs, ret_off, ret_len) < 0)
+			break;
 		return 1;
 	case PF_PROBE_DONE:
 		break;
@@ -233,6 +287,22 @@ static void finish_text(struct pf_probe *p)
 	advance_mda(p, p->cur + 1);
 }
 
+static void feed_md_end(struct pf_probe *p, const uint8_t *buf, size_t len, uint64_t off)
+{
+	uint64_t sb = 0;
+	int r;
+
+	r = pf_devtypes_md_end_find(buf, len, off, p->dev_size_bytes, p->md.lbs, &sb);
+	p->step = PF_PROBE_DONE;
+	p->md_end_status = r < 0 ? r : 0;
+	if (r <= 0)
+		return;
+	p->md_end_kind = (enum pf_md_end_kind)r;
+	p->md_end_offset = sb;
+	pf_diag_at(&p->md_end_diag, sb, "md %s superblock at byte %llu: an md array's member",
+		   pf_devtypes_md_end_name(r), (unsigned long long)sb);
+}
+
 void pf_probe_feed(struct pf_probe *p, const uint8_t *buf, size_t len)
 {
 	uint64_t off, want;
@@ -261,6 +331,9 @@ void pf_probe_feed(struct pf_probe *p, const uint8_t *buf, size_t len)
 	case PF_PROBE_MDA_TEXT2:
 		memcpy(p->text + p->mdas[p->cur].loc.len1_bytes, buf, (size_t)want);
 		finish_text(p);
+		break;
+	case PF_PROBE_MD_END:
+		feed_md_end(p, buf, (size_t)want, off);
 		break;
 	case PF_PROBE_DONE:
 		break;
@@ -292,6 +365,13 @@ void pf_probe_fail(struct pf_probe *p, int err)
 		free(p->text);
 		p->text = NULL;
 		break;
+	case PF_PROBE_MD_END:
+		/* lvm2 takes an unreadable end for one without a superblock */
+		p->md_end_status = err;
+		pf_diag_at(&p->md_end_diag, off, "cannot read the end of the device for md: %s",
+			   strerror(-err));
+		p->step = PF_PROBE_DONE;
+		return;
 	case PF_PROBE_DONE:
 		return;
 	}

@@ -4,7 +4,9 @@
  * header, its text, the VG it describes. The probe never reads: it says which
  * byte range it needs next and is fed those bytes, so the same logic serves a
  * plain pread loop and the async reader. Every outcome and its reason is kept
- * for reporting (--dump) and for the scan's decisions.
+ * for reporting (--dump) and for the scan's decisions. When asked, a last
+ * step reads the end of the device for an md superblock there (md 0.90 and
+ * 1.0 members), so that read joins the others in the scan's window.
  */
 #ifndef PF_PROBE_H
 #define PF_PROBE_H
@@ -12,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "devtypes.h"
 #include "diag.h"
 #include "label.h"
 #include "mda.h"
@@ -30,7 +33,35 @@ enum pf_probe_step {
 	PF_PROBE_MDA_HEADER,
 	PF_PROBE_MDA_TEXT1,
 	PF_PROBE_MDA_TEXT2,
+	PF_PROBE_MD_END, /* the end of the device, for md superblocks (struct pf_probe_md) */
 	PF_PROBE_DONE,
+};
+
+/* When to look for an md superblock at the end of the device. */
+enum pf_probe_md_end {
+	PF_PROBE_MD_END_NEVER = 0,
+	/*
+	 * pvscan's own check, made when the metadata suggests the PV was
+	 * written through an md array: the PV is in its VG and its dev_size
+	 * differs from the device's size (or is missing), or its device hint
+	 * starts with /dev/md. Never for unused PVs.
+	 */
+	PF_PROBE_MD_END_HINTED,
+	/* lvm2's full md check (its md filter): every device with a label. */
+	PF_PROBE_MD_END_ALWAYS,
+};
+
+/* What made a HINTED probe look (md_end_why). */
+enum pf_probe_md_why {
+	PF_PROBE_MD_WHY_SIZE = 1U << 0,	   /* the PV's dev_size is not the device's size */
+	PF_PROBE_MD_WHY_NO_SIZE = 1U << 1, /* the PV has no dev_size (lvm2 takes it as 0) */
+	PF_PROBE_MD_WHY_HINT = 1U << 2,	   /* the PV's device hint starts with /dev/md */
+};
+
+/* How to look for md superblocks at the end; set after init, before the first pf_probe_next(). */
+struct pf_probe_md {
+	enum pf_probe_md_end when;
+	unsigned lbs; /* the device's logical block size (IMSM's place depends on it); 0: 512 */
 };
 
 struct pf_mda_probe {
@@ -69,9 +100,20 @@ struct pf_probe {
 	 */
 	int size_status;
 	struct pf_diag size_diag;
+	struct pf_probe_md md;
+	/*
+	 * The end of the device: 1 not looked at (md.when, or no label); 0
+	 * read (or a device lvm2 does not look at: under 128 KiB); < 0
+	 * unreadable, which lvm2 takes for no superblock.
+	 */
+	int md_end_status;
+	enum pf_md_end_kind md_end_kind; /* what was found there, at md_end_offset */
+	uint64_t md_end_offset;
+	unsigned md_end_why; /* enum pf_probe_md_why flags, for HINTED */
+	struct pf_diag md_end_diag;
 };
 
-/* Set read_ignored after init, before the first pf_probe_next(). */
+/* Set read_ignored and md after init, before the first pf_probe_next(). */
 void pf_probe_init(struct pf_probe *p, uint64_t dev_size_bytes) _nonnull_(1);
 void pf_probe_release(struct pf_probe *p);
 

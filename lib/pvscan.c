@@ -416,6 +416,17 @@ static int record_online(struct pf_pvscan *ps, const char *dev, unsigned major, 
 	return 1; /* recorded as a failure; go on with the next device */
 }
 
+bool pf_pvscan_md_dropped(unsigned flags, const struct pf_probe *probe)
+{
+	unsigned why = probe->md_end_why;
+
+	if (!(flags & PF_PVSCAN_ALL) || probe->md.when != PF_PROBE_MD_END_HINTED ||
+	    probe->md_end_kind == PF_MD_END_NONE)
+		return false;
+	return ((why & PF_PROBE_MD_WHY_HINT) && (flags & PF_PVSCAN_MD_DROP_HINT)) ||
+	       ((why & PF_PROBE_MD_WHY_SIZE) && (flags & PF_PVSCAN_MD_DROP_SIZE));
+}
+
 int pf_pvscan_device(struct pf_pvscan *ps, const char *dev, unsigned major, unsigned minor,
 		     const struct pf_probe *probe)
 {
@@ -446,6 +457,13 @@ int pf_pvscan_device(struct pf_pvscan *ps, const char *dev, unsigned major, unsi
 		pv_index = pf_vg_find_pv(vg, label->pvid);
 		if (pv_index < 0)
 			return emit(ps, PF_EV_NOT_IN_VG, dev, vg->name);
+		/* The probe looked at the end only where pvscan's md check would. */
+		if (probe->md.when == PF_PROBE_MD_END_HINTED &&
+		    probe->md_end_kind != PF_MD_END_NONE) {
+			if (pf_pvscan_md_dropped(ps->flags, probe))
+				return 0;
+			return emit(ps, PF_EV_MD_COMPONENT, dev, vg->name);
+		}
 		if (vg_is_shared(vg))
 			return emit(ps, PF_EV_SHARED, dev, vg->name);
 		if (vg_is_foreign(ps, vg))

@@ -24,6 +24,14 @@ enum pf_pvscan_flags {
 	PF_PVSCAN_CHECK_COMPLETE = 1U << 4, /* --checkcomplete */
 	PF_PVSCAN_VG_ONLINE = 1U << 5,	    /* --vgonline */
 	PF_PVSCAN_ALL = 1U << 6,	    /* no device arguments: every device */
+	/*
+	 * lvm2's full scan (lvmcache's extra md checks) drops a PV found on an
+	 * md member before pvscan sees it, silently, when its device hint is
+	 * /dev/md* (DROP_HINT: md_component_detection), or when only its size
+	 * differs (DROP_SIZE: also md_component_checks other than "start").
+	 */
+	PF_PVSCAN_MD_DROP_HINT = 1U << 7,
+	PF_PVSCAN_MD_DROP_SIZE = 1U << 8,
 };
 
 enum pf_event_kind {
@@ -31,6 +39,7 @@ enum pf_event_kind {
 	PF_EV_NOT_USED,		     /* orphan PV (extension >= 2, PV_EXT_USED clear) */
 	PF_EV_NO_METADATA,	     /* no usable metadata on this PV */
 	PF_EV_NOT_IN_VG,	     /* its metadata does not list it */
+	PF_EV_MD_COMPONENT,	     /* "ignore md component X.": md superblock at the end */
 	PF_EV_SHARED,		     /* lock_type sanlock/dlm/idm */
 	PF_EV_FOREIGN,		     /* system_id differs from the host's */
 	PF_EV_EXPORTED,		     /* VG exported */
@@ -98,5 +107,12 @@ void pf_pvscan_release(struct pf_pvscan *ps);
  */
 int pf_pvscan_device(struct pf_pvscan *ps, const char *dev, unsigned major, unsigned minor,
 		     const struct pf_probe *probe) _nonnull_(1, 2, 5) _must_check_;
+
+/*
+ * Whether lvm2's full scan never gets to this device: an md member its extra
+ * md checks drop (see PF_PVSCAN_MD_DROP_*, flags as for pf_pvscan_device with
+ * PF_PVSCAN_ALL). Its PV is then unknown to lvm2, as if not scanned.
+ */
+bool pf_pvscan_md_dropped(unsigned flags, const struct pf_probe *probe) _nonnull_(2) _pure_;
 
 #endif /* PF_PVSCAN_H */

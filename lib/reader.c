@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -299,6 +301,8 @@ static unsigned probe_pos(const struct pf_probe *p)
 		return 2 + 3 * p->cur;
 	case PF_PROBE_MDA_TEXT2:
 		return 3 + 3 * p->cur;
+	case PF_PROBE_MD_END:
+		return 1 + 3 * PF_PROBE_MDAS;
 	case PF_PROBE_DONE:
 		break;
 	}
@@ -322,6 +326,9 @@ static int step_status(const struct pf_probe *p, const struct pf_probe *at)
 	case PF_PROBE_MDA_TEXT2:
 		st = p->mdas[c].text_status;
 		break;
+	case PF_PROBE_MD_END:
+		st = p->md_end_status;
+		break;
 	case PF_PROBE_DONE:
 		break;
 	}
@@ -339,6 +346,7 @@ static struct shadow *shadow_get(struct rec *rc, size_t i)
 		return NULL;
 	pf_probe_init(&s->probe, rc->t[i].size_bytes);
 	s->probe.read_ignored = rc->t[i].probe->read_ignored;
+	s->probe.md = rc->t[i].probe->md;
 	rc->sh[i] = s;
 	return s;
 }
@@ -1258,7 +1266,7 @@ int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_r
 	struct pf_aio_opts ao = { 0 };
 	bool limited;
 	size_t m = 0;
-	int r = 0;
+	int lbs, r = 0;
 
 	if (!opts)
 		opts = &defaults;
@@ -1287,6 +1295,11 @@ int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_r
 			err = pf_aio_open(d->path, &tt->fd, &tt->direct, &tt->lbs, &tt->size_bytes);
 		pf_probe_init(d->probe, err < 0 ? 0 : tt->size_bytes);
 		d->probe->read_ignored = opts->read_ignored;
+		d->probe->md.when = d->md_end;
+		d->probe->md.lbs = tt->lbs;
+		/* where IMSM's signature is depends on it; lvm2 asks BLKSSZGET too */
+		if (err == 0 && opts->no_aio && ioctl(tt->fd, BLKSSZGET, &lbs) == 0 && lbs > 0)
+			d->probe->md.lbs = (unsigned)lbs;
 		d->opened = err == 0;
 		d->status = err;
 		pf_diag_clear(&d->diag);

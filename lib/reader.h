@@ -38,6 +38,7 @@
 #include "aio.h"
 #include "macro.h"
 #include "mda.h"
+#include "probe.h"
 
 #define PF_READER_TICK_MS 250U
 #define PF_READER_GRACE_MS 1000U
@@ -52,6 +53,7 @@ struct pf_reader_dev {
 	/* In */
 	const char *path;
 	struct pf_probe *probe; /* storage: initialised there (size 0 when not opened) */
+	enum pf_probe_md_end md_end; /* when the probe reads the end for md (probe.h) */
 	/* Out */
 	bool opened;
 	/*

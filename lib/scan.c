@@ -200,9 +200,8 @@ static int filter_nodata(const struct pf_scan_opts *o, const struct filters *f,
 	return 0;
 }
 
-/* The checks that need the device's first bytes, once a label is known to be there. */
-static int filter_data(const struct pf_scan_opts *o, const struct filters *f,
-		       struct pf_scan_dev *d)
+/* The checks that need the device's bytes (its first ones, its end), once a label is known. */
+static int filter_data(const struct filters *f, struct pf_scan_dev *d)
 {
 	const struct pf_probe *p = &d->probe;
 	const char *reason = NULL;
@@ -214,12 +213,62 @@ static int filter_data(const struct pf_scan_opts *o, const struct filters *f,
 		(void)snprintf(d->reason, sizeof(d->reason), "by devices file (checking PVID)");
 		return 0;
 	}
-	if (!p->head || p->head_len < PF_DEVTYPES_HEAD_BYTES)
+	if (p->head && p->head_len >= PF_DEVTYPES_HEAD_BYTES) {
+		r = pf_devtypes_check_data(f->types, &d->dev, p->head, p->head_len,
+					   &reason);
+		if (r > 0)
+			excluded(d, reason);
+		if (r != 0)
+			return r < 0 ? r : 0;
+	}
+	/* lvm2's full md check: its md filter also looks at the end, which the probe read. */
+	if (p->md.when == PF_PROBE_MD_END_ALWAYS && p->md_end_kind != PF_MD_END_NONE)
+		excluded(d, pf_devtypes_reason(PF_DEVFILTER_MD_COMPONENT));
+	return 0;
+}
+
+/*
+ * lvm2's use_full_md_check: md_component_checks=full, or auto when the devices
+ * it knows of include an md array whose members keep their superblock at the
+ * end (every device in a full scan; only the named ones otherwise).
+ */
+static int md_full_check(const struct pf_scan_opts *o, const struct pf_scan *s, bool *ret)
+{
+	const struct pf_settings *st = o->settings;
+	const char *checks = st->md_component_checks ? st->md_component_checks : "auto";
+	int r;
+
+	*ret = strcmp(checks, "full") == 0;
+	if (*ret || !st->md_component_detection || strcmp(checks, "auto") != 0)
 		return 0;
-	r = pf_devtypes_check_data(f->types, o->paths, &d->dev, p->head, p->head_len, &reason);
-	if (r > 0)
-		excluded(d, reason);
-	return r < 0 ? r : 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->devs[i].outcome == PF_SCAN_NO_DEVICE)
+			continue;
+		r = pf_devtypes_md_end_array(o->paths, &s->devs[i].dev);
+		if (r < 0)
+			return r;
+		if (r > 0) {
+			*ret = true;
+			break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * When a device's probe looks for md superblocks at the end: always with the
+ * full check (if md detection is on: the filter makes it); else where the
+ * metadata hints at md, which pvscan itself checks whatever md detection says
+ * (not on md arrays: lvm2 skips its own md major there).
+ */
+static enum pf_probe_md_end md_when(const struct pf_settings *st, bool md_full,
+				    const struct pf_dev *dev)
+{
+	if (md_full)
+		return st->md_component_detection ? PF_PROBE_MD_END_ALWAYS : PF_PROBE_MD_END_NEVER;
+	if (dev->type_name && strcmp(dev->type_name, "md") == 0)
+		return PF_PROBE_MD_END_NEVER;
+	return PF_PROBE_MD_END_HINTED;
 }
 
 /* Move enumerated or looked-up devices into scan entries. */
@@ -292,7 +341,7 @@ static void read_failed(struct pf_scan_dev *d, int status)
 }
 
 /* Open every survivor and read them all at once; probes end up complete or failed. */
-static int read_all(const struct pf_scan_opts *o, struct pf_scan *s)
+static int read_all(const struct pf_scan_opts *o, struct pf_scan *s, bool md_full)
 {
 	_cleanup_free_ struct pf_reader_dev *rd = NULL;
 	_cleanup_free_ size_t *which = NULL;
@@ -309,6 +358,7 @@ static int read_all(const struct pf_scan_opts *o, struct pf_scan *s)
 			continue;
 		rd[n].path = s->devs[i].dev.path;
 		rd[n].probe = &s->devs[i].probe;
+		rd[n].md_end = md_when(o->settings, md_full, &s->devs[i].dev);
 		which[n++] = i;
 	}
 	s->n_candidates = n;
@@ -331,8 +381,7 @@ static int read_all(const struct pf_scan_opts *o, struct pf_scan *s)
 	return r;
 }
 
-static void classify(const struct pf_scan_opts *o, const struct filters *f, struct pf_scan *s,
-		     int *err)
+static void classify(const struct filters *f, struct pf_scan *s, int *err)
 {
 	for (size_t i = 0; i < s->n && !*err; i++) {
 		struct pf_scan_dev *d = &s->devs[i];
@@ -341,7 +390,7 @@ static void classify(const struct pf_scan_opts *o, const struct filters *f, stru
 			continue;
 		switch (d->probe.label_status) {
 		case 0:
-			*err = filter_data(o, f, d);
+			*err = filter_data(f, d);
 			break;
 		case -ENODATA:
 			d->outcome = PF_SCAN_NOT_LVM;
@@ -506,6 +555,7 @@ int pf_scan_run(const struct pf_scan_opts *o, struct pf_scan *ret)
 	struct pf_scan s = { 0 };
 	struct filters f = { 0 };
 	struct pf_dev_list list = { 0 };
+	bool md_full = false;
 	int r;
 
 	r = filters_setup(o, &f);
@@ -527,10 +577,13 @@ int pf_scan_run(const struct pf_scan_opts *o, struct pf_scan *ret)
 	for (size_t i = 0; r == 0 && i < s.n; i++)
 		if (s.devs[i].outcome == PF_SCAN_READ)
 			r = filter_nodata(o, &f, &s.devs[i]);
+	/* lvm2 decides before any filter, from every device it knows of */
 	if (r == 0)
-		r = read_all(o, &s);
+		r = md_full_check(o, &s, &md_full);
 	if (r == 0)
-		classify(o, &f, &s, &r);
+		r = read_all(o, &s, md_full);
+	if (r == 0)
+		classify(&f, &s, &r);
 	if (r == 0 && (!o->args || o->n_args > 1))
 		settle_duplicates(o->paths, &s, !o->args);
 out:

@@ -64,6 +64,9 @@ static void print_event(const struct pf_opts *o, const struct pf_event *e)
 	case PF_EV_NOT_IN_VG:
 		out(o, PVSCAN "PV %s not found in VG %s.", pid, e->dev, e->vg);
 		break;
+	case PF_EV_MD_COMPONENT:
+		out(o, PVSCAN "ignore md component %s.", pid, e->dev);
+		break;
 	case PF_EV_SHARED:
 		out(o, PVSCAN "PV %s ignore shared VG.", pid, e->dev);
 		break;
@@ -253,8 +256,12 @@ static int cmp_seen(const void *a, const void *b)
 	return c ? c : x->unused - y->unused;
 }
 
-/* What the scan found, sorted by PVID; of a duplicated PV, the device used comes first. */
-static int scanned_pvids(const struct pf_scan *scan, struct seen_pv **ret, size_t *ret_n)
+/*
+ * What the scan found, sorted by PVID; of a duplicated PV, the device used comes first. A full
+ * scan (flags: its pvscan flags) leaves out the md members lvm2 drops before pvscan sees them.
+ */
+static int scanned_pvids(const struct pf_scan *scan, unsigned flags, struct seen_pv **ret,
+			 size_t *ret_n)
 {
 	struct seen_pv *v = calloc(scan->n ? scan->n : 1, sizeof(*v));
 	size_t n = 0;
@@ -265,7 +272,7 @@ static int scanned_pvids(const struct pf_scan *scan, struct seen_pv **ret, size_
 		const struct pf_scan_dev *d = &scan->devs[i];
 
 		if ((d->outcome == PF_SCAN_READ || d->outcome == PF_SCAN_DUPLICATE) &&
-		    d->probe.label_status == 0)
+		    d->probe.label_status == 0 && !pf_pvscan_md_dropped(flags, &d->probe))
 			v[n++] = (struct seen_pv){ d->probe.label.pvid, d->name,
 						   d->outcome == PF_SCAN_DUPLICATE };
 	}
@@ -438,9 +445,16 @@ static void autoactivate(struct job *j, char (*complete)[PF_NAME_MAX + 1], size_
 static unsigned pvscan_flags(const struct job *j, bool activate)
 {
 	const struct pf_opts *o = j->o;
+	const struct pf_settings *st = j->st;
 	unsigned f = (o->cache ? PF_PVSCAN_CACHE : 0) | (activate ? PF_PVSCAN_ACTIVATE : 0) |
 		     (o->checkcomplete ? PF_PVSCAN_CHECK_COMPLETE : 0) |
 		     (j->full_cmd ? PF_PVSCAN_ALL : 0);
+
+	if (st->md_component_detection) {
+		f |= PF_PVSCAN_MD_DROP_HINT;
+		if (!st->md_component_checks || strcmp(st->md_component_checks, "start") != 0)
+			f |= PF_PVSCAN_MD_DROP_SIZE;
+	}
 
 	/* The leader claims VGs itself (journaled); the udev line is printed from its results. */
 	if (!j->c)
@@ -563,13 +577,13 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 		out(o, PVSCAN "finding all devices for filter symlinks.", pid);
 	if (scan.devfile_used && any_device(&scan))
 		warn_ignored_filters(st);
-	if (scanned_pvids(&scan, &seen, &n_seen) < 0) {
+	base = pvscan_flags(j, false);
+	if (scanned_pvids(&scan, base, &seen, &n_seen) < 0) {
 		pf_scan_release(&scan);
 		return -ENOMEM;
 	}
 	if (all)
 		print_duplicates(&scan);
-	base = pvscan_flags(j, false);
 	pf_pvscan_init(&ps, paths->run, base, st->system_id);
 	for (size_t i = 0; i < scan.n; i++) {
 		struct pf_scan_dev *d = &scan.devs[i];
@@ -595,8 +609,10 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 			print_probe(d);
 		if (d->outcome != PF_SCAN_READ)
 			continue;
-		warn_vg_devices(d, seen, n_seen, st->system_id, j->full_cmd && all);
 		ps.flags = base | (act ? PF_PVSCAN_ACTIVATE : 0) | (named ? 0 : PF_PVSCAN_ALL);
+		/* an md member lvm2's full scan dropped: it never reads the VG there */
+		if (!pf_pvscan_md_dropped(ps.flags, &d->probe))
+			warn_vg_devices(d, seen, n_seen, st->system_id, j->full_cmd && all);
 		r = pf_pvscan_device(&ps, d->name, d->dev.major, d->dev.minor, &d->probe);
 		for (size_t e = first; e < ps.n_events; e++) {
 			const struct pf_event *ev = &ps.events[e];
