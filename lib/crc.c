@@ -3,25 +3,31 @@
 #include "config.h"
 
 #include "crc.h"
+#include "crc-tables.h"
 
 /*
- * The table is computed at compile time from the polynomial rather than pasted
- * in, so there is no 256-entry literal to get wrong.
+ * Slice-by-8: eight bytes per step through eight tables (crc-tables.h, generated), four times
+ * fewer steps than a byte at a time over the metadata texts of thousands of PVs.
  */
-#define POLY 0xEDB88320U
-#define B1(c) (((c) >> 1) ^ (((c) & 1U) ? POLY : 0U))
-#define B8(c) B1(B1(B1(B1(B1(B1(B1(B1(c))))))))
-#define R4(n) B8((uint32_t)(n)), B8((uint32_t)(n) + 1), B8((uint32_t)(n) + 2), B8((uint32_t)(n) + 3)
-#define R16(n) R4(n), R4((n) + 4), R4((n) + 8), R4((n) + 12)
-#define R64(n) R16(n), R16((n) + 16), R16((n) + 32), R16((n) + 48)
-
-static const uint32_t crc_table[256] = { R64(0), R64(64), R64(128), R64(192) };
+/* Four message bytes as the CRC register sees them (it is reflected: first byte lowest). */
+static inline uint32_t bytes4(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
 
 uint32_t pf_crc(uint32_t crc, const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 
+	for (; len >= 8; len -= 8, p += 8) {
+		uint32_t lo = crc ^ bytes4(p), hi = bytes4(p + 4);
+
+		crc = crc_tables[7][lo & 0xffU] ^ crc_tables[6][(lo >> 8) & 0xffU] ^
+		      crc_tables[5][(lo >> 16) & 0xffU] ^ crc_tables[4][lo >> 24] ^
+		      crc_tables[3][hi & 0xffU] ^ crc_tables[2][(hi >> 8) & 0xffU] ^
+		      crc_tables[1][(hi >> 16) & 0xffU] ^ crc_tables[0][hi >> 24];
+	}
 	while (len--)
-		crc = (crc >> 8) ^ crc_table[(crc ^ *p++) & 0xffU];
+		crc = (crc >> 8) ^ crc_tables[0][(crc ^ *p++) & 0xffU];
 	return crc;
 }

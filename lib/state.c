@@ -161,9 +161,35 @@ static int publish_once(const char *dir, const char *final, const char *data, si
 	return r;
 }
 
+/*
+ * The same with an unnamed file (O_TMPFILE) linked in by its descriptor: one path walk and
+ * one unlink fewer per file, which a full scan of thousands of PVs notices, and no name for
+ * a concurrent clear to remove. -EOPNOTSUPP where the filesystem or the caller's privileges
+ * do not allow it (linking a descriptor needs CAP_DAC_READ_SEARCH).
+ */
+static int publish_unnamed(const char *dir, const char *final, const char *data, size_t len)
+{
+	_cleanup_close_ int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, FILE_MODE);
+	int r;
+
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? -errno : -EOPNOTSUPP;
+	r = write_full(fd, data, len);
+	/* The mode must not depend on the caller's umask. */
+	if (r == 0 && fchmod(fd, FILE_MODE) < 0)
+		r = -errno;
+	if (r == 0 && linkat(fd, "", AT_FDCWD, final, AT_EMPTY_PATH) < 0)
+		r = errno == ENOENT || errno == EPERM ? -EOPNOTSUPP : -errno;
+	return r;
+}
+
 static int publish(const char *dir, const char *final, const char *data, size_t len)
 {
-	int r = -ENOENT;
+	int r = publish_unnamed(dir, final, data, len);
+
+	if (r != -EOPNOTSUPP)
+		return r;
+	r = -ENOENT;
 
 	/*
 	 * A concurrent full clear may remove our temporary file before link(): that clear then
