@@ -530,15 +530,6 @@ static int fill(const struct pf_paths *paths, const struct majors *mt, const cha
 	if (expect && makedev(d.major, d.minor) != *expect)
 		return -EBADMSG;
 
-	r = sys_names(sysdir, &d.kname, &d.parent_kname);
-	if (r < 0)
-		goto out;
-	d.is_partition = faccessat(dfd, "partition", F_OK, 0) == 0;
-	if (!d.is_partition) {
-		free(d.parent_kname);
-		d.parent_kname = NULL;
-	}
-
 	free(s);
 	s = NULL;
 	r = opt_attr(dfd, "size", ATTR_NUM_MAX, &s);
@@ -554,6 +545,37 @@ static int fill(const struct pf_paths *paths, const struct majors *mt, const cha
 			goto out;
 		}
 	}
+	kind = device_kind(d.type_name);
+	/*
+	 * Empty (a detached loop device, a drive without medium): lvm2 finds it too small
+	 * whatever else it is, so nothing more is read; hosts keep hundreds of unused loop
+	 * devices. Its kernel name is its class/block entry's (expect is only given for a
+	 * /sys/dev/block/M:m path). A dm device goes on: lvm2 judges its usability first.
+	 */
+	if (d.size_bytes == 0 && !(kind & KIND_DM) && !by_devno && !expect) {
+		const char *base = strrchr(sysdir, '/');
+
+		base = base ? base + 1 : sysdir;
+		if (!is_plain_name(base, strlen(base))) {
+			r = -EBADMSG;
+			goto out;
+		}
+		d.kname = strdup(base);
+		r = d.kname ? dev_name_for(paths, dfd, &d, by_devno, &d.path) : -ENOMEM;
+		if (r < 0)
+			goto out;
+		*ret = d;
+		return 0;
+	}
+
+	r = sys_names(sysdir, &d.kname, &d.parent_kname);
+	if (r < 0)
+		goto out;
+	d.is_partition = faccessat(dfd, "partition", F_OK, 0) == 0;
+	if (!d.is_partition) {
+		free(d.parent_kname);
+		d.parent_kname = NULL;
+	}
 
 	/*
 	 * Each open of a sysfs attribute costs a path walk; on a host with
@@ -561,7 +583,6 @@ static int fill(const struct pf_paths *paths, const struct majors *mt, const cha
 	 * attributes only for devices of that kind (all of them when the type
 	 * is unknown).
 	 */
-	kind = device_kind(d.type_name);
 	r = 0;
 	if (kind & KIND_DM) {
 		r = opt_attr(dfd, "dm/uuid", ATTR_DM_UUID_MAX, &d.dm_uuid);
