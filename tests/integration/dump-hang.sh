@@ -172,16 +172,8 @@ done
 echo "readers still waiting: $readers"
 check '[ -n "$(echo $readers)" ]' "the dumps exited while their readers wait for stuck reads"
 t_blockfs_release
-i=0
-while [ $i -lt 100 ]; do
-	left=""
-	for p in $readers; do
-		[ -d "/proc/$p" ] && left="$left $p"
-	done
-	[ -z "$left" ] && break
-	sleep 0.05
-	i=$((i + 1))
-done
-check '[ -z "$left" ]' "every reader ended once the reads were released"
+# shellcheck disable=SC2086
+t_wait_gone $readers
+check '[ -z "$T_LEFT" ]' "every reader ended once the reads were released"
 
 t_done

@@ -239,20 +239,12 @@ fi
 readers=$(t_holders "$DEV_hang")
 echo "readers waiting for $DEV_hang: $(echo "$readers" | tr "\n" " ")"
 t_blockfs_release
-i=0
-while [ $i -lt 100 ]; do
-	left=""
-	for p in $readers; do
-		[ -d "/proc/$p" ] && left="$left $p"
-	done
-	[ -z "$left" ] && break
-	sleep 0.05
-	i=$((i + 1))
-done
-if [ -z "$left" ]; then
+# shellcheck disable=SC2086
+t_wait_gone $readers
+if [ -z "$T_LEFT" ]; then
 	t_pass "the reader ended once the read was released"
 else
-	t_fail "reader$left still there after the release"
+	t_fail "reader$T_LEFT still there after the release"
 fi
 for d in $ALL; do
 	t_detach "$d"

@@ -190,6 +190,20 @@ t_holders() {
 	done
 }
 
+# t_wait_gone PID...: wait up to 5 s for these processes to end; T_LEFT names those that did not.
+t_wait_gone() {
+	_i=0
+	while [ $_i -lt 100 ]; do
+		T_LEFT=""
+		for _p in "$@"; do
+			[ -d "/proc/$_p" ] && T_LEFT="$T_LEFT $_p"
+		done
+		[ -z "$T_LEFT" ] && return 0
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+}
+
 t_now_ms() {
 	date +%s%3N
 }
