@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -773,9 +774,95 @@ static int cmp_lvm2_order(const void *a, const void *b)
  * test lvm2 uses too), so no disk directory has to be searched for
  * partition subdirectories among its other entries.
  */
+/*
+ * Discovery is a few syscalls on sysfs per device and nothing else, thousands of times on a
+ * big host, before the first read can start: spread it over a few threads. Small hosts (and
+ * single CPUs) stay on the caller's thread.
+ */
+#define FILL_THREADS_MAX     4U
+#define FILL_PER_THREAD_MIN 256U
+
+struct fill_job {
+	const struct pf_paths *paths;
+	const struct majors *mt;
+	const char *classdir;
+	const struct pf_strv *names;
+	size_t begin, end;
+	struct pf_dev *devs; /* one slot per name */
+	bool *ok;	     /* the slot holds a device */
+	int r;		     /* -ENOMEM stops the job */
+};
+
+static void *fill_range(void *arg)
+{
+	struct fill_job *j = arg;
+
+	for (size_t i = j->begin; i < j->end; i++) {
+		_cleanup_free_ char *sysdir = NULL;
+		int r;
+
+		if (asprintf(&sysdir, "%s/%s", j->classdir, j->names->v[i]) < 0) {
+			j->r = -ENOMEM;
+			break;
+		}
+		r = fill(j->paths, j->mt, sysdir, false, NULL, &j->devs[i]);
+		if (r == -ENOMEM) {
+			j->r = r;
+			break;
+		}
+		/* gone since readdir, or not a device we can make sense of */
+		j->ok[i] = r == 0;
+	}
+	return NULL;
+}
+
+static unsigned fill_threads(size_t n)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t t = n / FILL_PER_THREAD_MIN;
+
+	if (cpus < 1)
+		cpus = 1;
+	if (t > (size_t)cpus)
+		t = (size_t)cpus;
+	if (t > FILL_THREADS_MAX)
+		t = FILL_THREADS_MAX;
+	return t ? (unsigned)t : 1U;
+}
+
+/* Fill every name's slot; threads that cannot be started leave their share to this one. */
+static int fill_all(const struct pf_paths *paths, const struct majors *mt, const char *classdir,
+		    const struct pf_strv *names, struct pf_dev *devs, bool *ok)
+{
+	struct fill_job jobs[FILL_THREADS_MAX];
+	pthread_t tid[FILL_THREADS_MAX];
+	bool started[FILL_THREADS_MAX] = { false };
+	unsigned nt = fill_threads(names->n);
+	int r = 0;
+
+	for (unsigned t = 0; t < nt; t++)
+		jobs[t] = (struct fill_job){ .paths = paths, .mt = mt, .classdir = classdir,
+					     .names = names, .begin = names->n * t / nt,
+					     .end = names->n * (t + 1) / nt, .devs = devs, .ok = ok };
+	for (unsigned t = 1; t < nt; t++)
+		started[t] = pthread_create(&tid[t], NULL, fill_range, &jobs[t]) == 0;
+	(void)fill_range(&jobs[0]);
+	for (unsigned t = 1; t < nt; t++) {
+		if (started[t])
+			(void)pthread_join(tid[t], NULL);
+		else
+			(void)fill_range(&jobs[t]);
+	}
+	for (unsigned t = 0; t < nt; t++)
+		if (jobs[t].r < 0)
+			r = jobs[t].r;
+	return r;
+}
+
 int pf_devices_enumerate(const struct pf_paths *paths, struct pf_dev_list *ret)
 {
 	_cleanup_free_ char *classdir = NULL;
+	_cleanup_free_ bool *ok = NULL;
 	struct pf_strv names = { 0 };
 	struct majors *mt = NULL;
 	struct pf_dev *devs = NULL;
@@ -794,25 +881,22 @@ int pf_devices_enumerate(const struct pf_paths *paths, struct pf_dev_list *ret)
 	if (r < 0)
 		goto out;
 	devs = calloc(names.n ? names.n : 1, sizeof(*devs));
-	if (!devs) {
+	ok = calloc(names.n ? names.n : 1, sizeof(*ok));
+	if (!devs || !ok) {
 		r = -ENOMEM;
 		goto out;
 	}
+	r = fill_all(paths, mt, classdir, &names, devs, ok);
+	/* keep the filled slots, in place */
 	for (i = 0; i < names.n; i++) {
-		_cleanup_free_ char *sysdir = NULL;
-
-		if (asprintf(&sysdir, "%s/%s", classdir, names.v[i]) < 0) {
-			r = -ENOMEM;
-			goto out;
-		}
-		r = fill(paths, mt, sysdir, false, NULL, &devs[n]);
-		if (r == -ENOMEM)
-			goto out;
-		/* gone since readdir, or not a device we can make sense of */
-		if (r < 0)
+		if (!ok[i])
 			continue;
+		if (i != n)
+			devs[n] = devs[i];
 		n++;
 	}
+	if (r < 0)
+		goto out;
 	if (n > 1)
 		qsort(devs, n, sizeof(*devs), cmp_lvm2_order);
 	/* one entry per devno, should sysfs ever list one twice */

@@ -32,13 +32,18 @@ trap 'exit 130' INT TERM
 # median of the numbers on stdin
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
-# measure TOOL: one run, appends "wall cpu rss_kib" to $work/TOOL.times
+# measure TOOL: one run, appends "wall cpu rss_kib" to $work/TOOL.times. Wall is taken in
+# milliseconds around GNU time (whose own %e has 10 ms steps, too coarse for 0.1 s runs), so
+# it includes starting time itself, the same for every tool.
 measure() {
 	tool=$1
 	shift
-	/usr/bin/time -f "%e %U %S %M" -o "$work/t" "$@" >/dev/null 2>"$work/$tool.err" ||
+	t0=$(date +%s%N)
+	/usr/bin/time -f "%U %S %M" -o "$work/t" "$@" >/dev/null 2>"$work/$tool.err" ||
 		{ echo "bench: $tool failed:"; cat "$work/$tool.err"; }
-	awk '{printf "%s %.3f %s\n", $1, $2 + $3, $4}' "$work/t" >>"$work/$tool.times"
+	t1=$(date +%s%N)
+	awk -v ns=$((t1 - t0)) '{printf "%.3f %.3f %s\n", ns / 1e9, $1 + $2, $3}' "$work/t" \
+		>>"$work/$tool.times"
 }
 
 run_set() {
@@ -79,7 +84,7 @@ run_set() {
 		wall=$(cut -d' ' -f1 "$work/$tool.times" | median)
 		cpu=$(cut -d' ' -f2 "$work/$tool.times" | median)
 		rss=$(cut -d' ' -f3 "$work/$tool.times" | median)
-		ratio=$(awk -v a="$wall" -v b="$pf_wall" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }')
+		ratio=$(awk -v a="$wall" -v b="$pf_wall" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
 		printf '| %s | %s | %s | %s | %s | %s |\n' "$label ($n PVs)" "$tool" "$wall" "$cpu" \
 			"$((rss / 1024))" "$ratio" | tee -a "$OUT"
 	done

@@ -78,6 +78,42 @@ static char *devpath(const char *rel)
 		free(_want);                                                                       \
 	} while (0)
 
+/*
+ * Enough devices for discovery to use its threads (where there are CPUs): every one is found
+ * once, with its own attributes, in lvm2's order.
+ */
+START_TEST(test_enumerate_many)
+{
+	struct pf_dev_list l = { 0 };
+	enum { N = 1300 };
+
+	for (unsigned i = 0; i < N; i++) {
+		char name[32];
+
+		(void)snprintf(name, sizeof(name), "loop%u", i);
+		/* every third one empty: those take the short way */
+		fakesys_disk(&fs, name, 7, i, i % 3 ? 2048 + i : 0);
+		if (i % 3)
+			fakesys_attr(&fs, name, "loop/backing_file", "/tmp/img/x.img\n");
+	}
+	ck_assert_int_eq(pf_devices_enumerate(&fs.paths, &l), 0);
+	ck_assert_uint_eq(l.n, N);
+	for (size_t i = 0; i < l.n; i++) {
+		const struct pf_dev *d = &l.devs[i];
+		char want[32];
+
+		(void)snprintf(want, sizeof(want), "loop%u", d->minor);
+		ck_assert_str_eq(d->kname, want);
+		ck_assert_uint_eq(d->size_bytes, d->minor % 3 ? (2048ull + d->minor) * 512 : 0);
+		ck_assert(!!d->loop_backing_file == !!(d->minor % 3));
+		if (i) /* lvm2's order: the low byte of the minor first */
+			ck_assert_uint_lt((l.devs[i - 1].minor & 0xffu) * 4096 + (l.devs[i - 1].minor >> 8),
+					  (d->minor & 0xffu) * 4096 + (d->minor >> 8));
+	}
+	pf_dev_list_release(&l);
+}
+END_TEST
+
 START_TEST(test_enumerate)
 {
 	struct pf_dev_list l = { 0 };
@@ -858,6 +894,7 @@ static Suite *make_suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_enumerate);
+	tcase_add_test(tc, test_enumerate_many);
 	tcase_add_test(tc, test_enumerate_empty_and_missing);
 	tcase_add_test(tc, test_enumerate_without_proc_devices);
 	tcase_add_test(tc, test_enumerate_skips_broken);
