@@ -34,7 +34,6 @@
 #define MAJOR_COUNT 4096u
 #define MINOR_COUNT (1u << 20)
 
-
 /*
  * The names in an open directory, without those starting with '.', sorted
  * bytewise (lvm2 sorts its /dev walk with alphasort in the C locale). Takes

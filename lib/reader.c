@@ -1256,7 +1256,6 @@ in_process:
 	return pf_aio_scan(targets, n, opts, ret_stats);
 }
 
-/* A device of no bytes: its probe concludes on nothing, as pf_aio_scan() would conclude it. */
 int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_reader_opts *opts,
 			 bool *ret_nofile_limited)
 {

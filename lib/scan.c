@@ -543,10 +543,13 @@ static void settle_duplicates(const struct pf_paths *paths, struct pf_scan *s, b
 				break;
 		}
 	}
-	/* a device that lost to one that lost later points at the final winner */
+	/*
+	 * A device that lost to one that lost later points at the final winner. Each device
+	 * loses once, to one still in play, so the chains end.
+	 */
 	for (size_t i = 0; i < s->n; i++)
-		for (size_t k = 0; k < s->n && s->devs[i].outcome == PF_SCAN_DUPLICATE &&
-				   s->devs[s->devs[i].dup_of].outcome == PF_SCAN_DUPLICATE; k++)
+		while (s->devs[i].outcome == PF_SCAN_DUPLICATE &&
+		       s->devs[s->devs[i].dup_of].outcome == PF_SCAN_DUPLICATE)
 			s->devs[i].dup_of = s->devs[s->devs[i].dup_of].dup_of;
 }
 

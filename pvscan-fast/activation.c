@@ -320,25 +320,22 @@ static void report(struct pf_activation *a, const char *vg, const struct pf_acti
 {
 	const struct pf_opts *o = a->o;
 
+	bool failed = res->outcome == PF_ACTIVATE_FAILED;
+
 	print_msgs(o, res);
-	if (res->outcome != PF_ACTIVATE_FAILED) {
-		if (res->say_now_active)
-			out(o, "%u logical volume(s) in volume group \"%s\" now active",
-			    res->n_now_active, vg);
-		return;
-	}
 	/* lvm2's own lines said it where the VG failed its gates, or an LV was refused */
-	if (res->vg_failed) {
+	if (failed && res->vg_failed) {
 		a->status = PF_EXIT_FAILED;
 		return;
 	}
-	if (res->reason[0])
+	if (failed && res->reason[0])
 		pf_err("  VG %s: %s.", vg, res->reason);
 	/* vgchange says it after its LVs, whatever became of them */
 	if (res->say_now_active)
 		out(o, "%u logical volume(s) in volume group \"%s\" now active", res->n_now_active,
 		    vg);
-	vg_failed(a, vg);
+	if (failed)
+		vg_failed(a, vg);
 }
 
 /*
@@ -376,6 +373,8 @@ void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], si
 	/* Without device-mapper (or told not to use it) lvm2 says what can be done. */
 	bool native = !o->driverloaded_no && (o->test || pf_dm_available(a->paths->dev));
 
+	ao.no_dm = !native;
+
 	held = calloc(NATIVE_BATCH_MAX, sizeof(*held));
 	held_names = calloc(NATIVE_BATCH_MAX, sizeof(*held_names));
 	lvm2_vgs = calloc(n ? n : 1, sizeof(*lvm2_vgs));
@@ -397,7 +396,6 @@ void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], si
 		 */
 		if (vg && !native && !pf_activate_dup_pvs(&ao, vg))
 			vg = NULL;
-		ao.no_dm = !native;
 
 		/*
 		 * Holding the locks of VGs whose devices wait for udev, we must not wait for

@@ -722,6 +722,20 @@ static int run_plain(struct job *j)
 	return j->status;
 }
 
+/* A round's device to read, once, unless a read since its event covers it already. */
+static void take_item(const struct pf_pending *it, struct pf_scan_arg *args, size_t *n)
+{
+	if (it->covered) {
+		pf_debug("  %u:%u: read after its event already", it->major, it->minor);
+		return;
+	}
+	if (in_args(args, *n, it->major, it->minor))
+		return;
+	args[*n].major = it->major;
+	args[*n].minor = it->minor;
+	(*n)++;
+}
+
 /* The leader's round: the devices taken from the queue, or every device. */
 static int leader_round(void *ctx, struct pf_coalesce *c _unused_, const struct pf_coalesce_round *rd)
 {
@@ -740,26 +754,14 @@ static int leader_round(void *ctx, struct pf_coalesce *c _unused_, const struct 
 	 * Our own devices first, in the order named (lvm2 reads and reports them so, and
 	 * uses the first named of a duplicated PV); then the others' in devno order.
 	 */
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t k = 0; k < (pass ? 1 : j->n_own); k++)
-			for (size_t i = 0; i < rd->n; i++) {
-				const struct pf_pending *it = &rd->items[i];
-				bool own = is_own(j, it->major, it->minor);
-
-				if (pass ? own : (it->major != j->own[k].major ||
-						  it->minor != j->own[k].minor))
-					continue;
-				if (it->covered) {
-					pf_debug("  %u:%u: read after its event already", it->major,
-						 it->minor);
-					continue;
-				}
-				if (!pass && in_args(args, n, it->major, it->minor))
-					continue;
-				args[n].major = it->major;
-				args[n].minor = it->minor;
-				n++;
-			}
+	for (size_t k = 0; k < j->n_own; k++)
+		for (size_t i = 0; i < rd->n; i++)
+			if (rd->items[i].major == j->own[k].major &&
+			    rd->items[i].minor == j->own[k].minor)
+				take_item(&rd->items[i], args, &n);
+	for (size_t i = 0; i < rd->n; i++)
+		if (!is_own(j, rd->items[i].major, rd->items[i].minor))
+			take_item(&rd->items[i], args, &n);
 	if (!rd->full && n == 0)
 		return 0;
 	return scan_pass(j, args, n, rd->full, activate, rd->items, rd->n);
