@@ -15,11 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "activate.h"
+#include "activate/vgactivate.h"
 #include "activation.h"
-#include "log.h"
-#include "state.h"
-#include "vg.h"
+#include "base/log.h"
+#include "state/state.h"
+#include "format/vg.h"
 
 extern char **environ;
 

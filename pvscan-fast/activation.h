@@ -6,11 +6,11 @@
 #include <stddef.h>
 
 #include "cmd.h"
-#include "coalesce.h"
-#include "names.h"
-#include "paths.h"
-#include "scan.h"
-#include "settings.h"
+#include "state/coalesce.h"
+#include "format/names.h"
+#include "base/paths.h"
+#include "scan/scan.h"
+#include "config/settings.h"
 
 struct pf_activation {
 	const struct pf_opts *o;

@@ -17,13 +17,13 @@
 
 #include "activation.h"
 #include "cmd.h"
-#include "coalesce.h"
-#include "log.h"
-#include "paths.h"
-#include "pvscan.h"
-#include "scan.h"
-#include "settings.h"
-#include "state.h"
+#include "state/coalesce.h"
+#include "base/log.h"
+#include "base/paths.h"
+#include "scan/pvcache.h"
+#include "scan/scan.h"
+#include "config/settings.h"
+#include "state/state.h"
 
 extern char **environ;
 
@@ -272,7 +272,7 @@ static int scanned_pvids(const struct pf_scan *scan, unsigned flags, struct seen
 		const struct pf_scan_dev *d = &scan->devs[i];
 
 		if ((d->outcome == PF_SCAN_READ || d->outcome == PF_SCAN_DUPLICATE) &&
-		    d->probe.label_status == 0 && !pf_pvscan_md_dropped(flags, &d->probe))
+		    d->probe.label_status == 0 && !pf_pvcache_md_dropped(flags, &d->probe))
 			v[n++] = (struct seen_pv){ d->probe.label.pvid, d->name,
 						   d->outcome == PF_SCAN_DUPLICATE };
 	}
@@ -386,7 +386,7 @@ static bool in_items(const struct pf_pending *items, size_t n, unsigned major, u
  * --udevoutput, our own device's VG is left to the udev rule that imports the line.
  */
 static void autoactivate(struct job *j, char (*complete)[PF_NAME_MAX + 1], size_t n_complete,
-			 const struct pf_scan *scan, const struct pf_pvscan *ps, bool all)
+			 const struct pf_scan *scan, const struct pf_pvcache *ps, bool all)
 {
 	const struct pf_opts *o = j->o;
 	_cleanup_free_ char(*todo)[PF_NAME_MAX + 1] = NULL;
@@ -446,20 +446,20 @@ static unsigned pvscan_flags(const struct job *j, bool activate)
 {
 	const struct pf_opts *o = j->o;
 	const struct pf_settings *st = j->st;
-	unsigned f = (o->cache ? PF_PVSCAN_CACHE : 0) | (activate ? PF_PVSCAN_ACTIVATE : 0) |
-		     (o->checkcomplete ? PF_PVSCAN_CHECK_COMPLETE : 0) |
-		     (j->full_cmd ? PF_PVSCAN_ALL : 0);
+	unsigned f = (o->cache ? PF_PVCACHE_CACHE : 0) | (activate ? PF_PVCACHE_ACTIVATE : 0) |
+		     (o->checkcomplete ? PF_PVCACHE_CHECK_COMPLETE : 0) |
+		     (j->full_cmd ? PF_PVCACHE_ALL : 0);
 
 	if (st->md_component_detection) {
-		f |= PF_PVSCAN_MD_DROP_HINT;
+		f |= PF_PVCACHE_MD_DROP_HINT;
 		if (!st->md_component_checks || strcmp(st->md_component_checks, "start") != 0)
-			f |= PF_PVSCAN_MD_DROP_SIZE;
+			f |= PF_PVCACHE_MD_DROP_SIZE;
 	}
 
 	/* The leader claims VGs itself (journaled); the udev line is printed from its results. */
 	if (!j->c)
-		f |= (o->listvg ? PF_PVSCAN_LIST_VG : 0) | (o->listlvs ? PF_PVSCAN_LIST_LVS : 0) |
-		     (o->vgonline ? PF_PVSCAN_VG_ONLINE : 0);
+		f |= (o->listvg ? PF_PVCACHE_LIST_VG : 0) | (o->listlvs ? PF_PVCACHE_LIST_LVS : 0) |
+		     (o->vgonline ? PF_PVCACHE_VG_ONLINE : 0);
 	return f;
 }
 
@@ -474,7 +474,7 @@ static void note_own_vg(struct job *j, const struct pf_scan_dev *d, const struct
 	(void)snprintf(j->own_vg, sizeof(j->own_vg), "%s", e->vg);
 }
 
-static bool found_complete(const struct pf_pvscan *ps, const char *vg)
+static bool found_complete(const struct pf_pvcache *ps, const char *vg)
 {
 	for (size_t i = 0; i < ps->n_complete; i++)
 		if (strcmp(ps->complete_vgs[i], vg) == 0)
@@ -557,7 +557,7 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 	struct pf_scan scan = { 0 };
 	_cleanup_free_ struct seen_pv *seen = NULL;
 	size_t n_seen = 0;
-	struct pf_pvscan ps;
+	struct pf_pvcache ps;
 	unsigned base;
 	int pid = (int)getpid();
 	int r;
@@ -584,7 +584,7 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 	}
 	if (all)
 		print_duplicates(&scan);
-	pf_pvscan_init(&ps, paths->run, base, st->system_id);
+	pf_pvcache_init(&ps, paths->run, base, st->system_id);
 	for (size_t i = 0; i < scan.n; i++) {
 		struct pf_scan_dev *d = &scan.devs[i];
 		bool named = !all || (items && in_items(items, n_items, d->dev.major, d->dev.minor));
@@ -609,11 +609,11 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 			print_probe(d);
 		if (d->outcome != PF_SCAN_READ)
 			continue;
-		ps.flags = base | (act ? PF_PVSCAN_ACTIVATE : 0) | (named ? 0 : PF_PVSCAN_ALL);
+		ps.flags = base | (act ? PF_PVCACHE_ACTIVATE : 0) | (named ? 0 : PF_PVCACHE_ALL);
 		/* an md member lvm2's full scan dropped: it never reads the VG there */
-		if (!pf_pvscan_md_dropped(ps.flags, &d->probe))
+		if (!pf_pvcache_md_dropped(ps.flags, &d->probe))
 			warn_vg_devices(d, seen, n_seen, st->system_id, j->full_cmd && all);
-		r = pf_pvscan_device(&ps, d->name, d->dev.major, d->dev.minor, &d->probe);
+		r = pf_pvcache_device(&ps, d->name, d->dev.major, d->dev.minor, &d->probe);
 		for (size_t e = first; e < ps.n_events; e++) {
 			const struct pf_event *ev = &ps.events[e];
 
@@ -653,7 +653,7 @@ static int scan_pass(struct job *j, const struct pf_scan_arg *args, size_t n_arg
 		j->udev_line_done = true;
 	}
 
-	pf_pvscan_release(&ps);
+	pf_pvcache_release(&ps);
 	pf_scan_release(&scan);
 	return 0;
 }

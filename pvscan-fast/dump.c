@@ -10,11 +10,11 @@
 
 #include "cmd.h"
 #include "json.h"
-#include "log.h"
-#include "paths.h"
-#include "probe.h"
-#include "reader.h"
-#include "settings.h"
+#include "base/log.h"
+#include "base/paths.h"
+#include "format/probe.h"
+#include "io/reader.h"
+#include "config/settings.h"
 
 /* Raw segment settings are nested at most a couple of levels; deeper text is summarised. */
 #define RAW_DEPTH_MAX 8

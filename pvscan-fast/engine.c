@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "cmd.h"
-#include "log.h"
+#include "base/log.h"
 
 int main(int argc, char **argv)
 {

@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "coalesce.h"
-#include "log.h"
-#include "paths.h"
-#include "settings.h"
+#include "state/coalesce.h"
+#include "base/log.h"
+#include "base/paths.h"
+#include "config/settings.h"
 
 #define ENGINE_NAME "pvscan-fast-engine"
 /* What a transient service must see of ours: where the state is, and the tests' overrides. */

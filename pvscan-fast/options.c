@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "coalesce.h"
-#include "log.h"
+#include "state/coalesce.h"
+#include "base/log.h"
 
 /*
  * Every option pvscan's --cache forms accept, in lvm2's args.h order, so

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
+#include "format/cfg.h"
 #include "fuzz.h"
 
 /* Invariants are checked in every build, not only with assert() enabled. */

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc.h"
+#include "format/crc.h"
 #include "fuzz.h"
-#include "label.h"
+#include "format/label.h"
 
 /* Beyond crashes, catch results that break the contract callers rely on. */
 static void check_label(const struct pf_pv_label *l)

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc.h"
+#include "format/crc.h"
 #include "fuzz.h"
-#include "mda.h"
+#include "format/mda.h"
 
 static void check_diag(const struct pf_diag *d)
 {

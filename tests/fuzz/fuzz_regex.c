@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter.h"
+#include "device/filter.h"
 #include "fuzz.h"
-#include "regex.h"
+#include "device/regex.h"
 
 #define CHECK(x)                                                                                   \
 	do {                                                                                       \

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "macro.h"
+#include "base/macro.h"
 
 #ifndef FUZZ_NAME
 #error "FUZZ_NAME must name the target's corpus directory, e.g. -DFUZZ_NAME='\"cfg\"'"

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "build.h"
-#include "crc.h"
-#include "span.h"
+#include "format/crc.h"
+#include "base/span.h"
 
 #define LABEL_CRC_FROM 20U
 #define DISK_LOCN_SIZE 16U

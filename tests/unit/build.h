@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "label.h"
-#include "mda.h"
+#include "format/label.h"
+#include "format/mda.h"
 
 /* The pvid of the fresh PV in the format reference; any spec may use it. */
 #define PF_BUILD_PVID "sJBIRvtuEFCk1NKvbdPtdUy4ndQtE4a1"

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ioengine.h"
+#include "io/ioengine.h"
 
 /* Device i answers reads on fd PF_FAKE_FD_BASE + i. */
 #define PF_FAKE_FD_BASE 1000

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "paths.h"
+#include "base/paths.h"
 
 struct fakesys {
 	char *root;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "label.h"
+#include "format/label.h"
 
 #define KIB 1024U
 #define MIB (1024U * 1024U)

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aapolicy.h"
-#include "settings.h"
+#include "activate/aapolicy.h"
+#include "config/settings.h"
 #include "unit.h"
-#include "vg.h"
+#include "format/vg.h"
 
 /* ---- building metadata text ---- */
 

@@ -18,13 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aio.h"
+#include "io/aio.h"
 #include "build.h"
 #include "fake_engine.h"
-#include "ioengine.h"
-#include "probe.h"
+#include "io/ioengine.h"
+#include "format/probe.h"
 #include "pvimage.h"
-#include "pvread.h"
+#include "io/pvread.h"
 #include "unit.h"
 
 #define FIRST (128U * KIB)

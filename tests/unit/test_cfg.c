@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cfg.h"
+#include "format/cfg.h"
 #include "unit.h"
 
 /* Reference §5.10: seqno 3 of vg1 exactly as lvm2 2.03.16 wrote it (mda text, NUL follows). */

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "coalesce.h"
+#include "state/coalesce.h"
 #include "unit.h"
 
 /* Per test: <root>/run (missing until opened), <root>/lock (missing), <root>/sys/kernel. */

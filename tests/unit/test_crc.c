@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "crc.h"
+#include "format/crc.h"
 #include "unit.h"
 
 static uint32_t crc_str(const char *s)

@@ -11,9 +11,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "devices.h"
+#include "device/devices.h"
 #include "fakesys.h"
-#include "paths.h"
+#include "base/paths.h"
 #include "unit.h"
 
 #define LV_UUID "LVM-SMXdl4CC44uuuT0k1ug51vUb5x0I3wDh1QamuKI6cAKdFBtrWa23ctvmeJDX4yoc"

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crc.h"
-#include "dev.h"
-#include "devices.h"
-#include "devtypes.h"
+#include "format/crc.h"
+#include "device/dev.h"
+#include "device/devices.h"
+#include "device/devtypes.h"
 #include "fakesys.h"
-#include "span.h"
+#include "base/span.h"
 #include "unit.h"
 
 #define LV_UUID	    "LVM-SMXdl4CC44uuuT0k1ug51vUb5x0I3wDh1QamuKI6cAKdFBtrWa23ctvmeJDX4yoc"

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "diag.h"
+#include "base/diag.h"
 #include "unit.h"
 
 START_TEST(test_diag)

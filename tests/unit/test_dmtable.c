@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dmtable.h"
-#include "names.h"
+#include "activate/dmtable.h"
+#include "format/names.h"
 #include "unit.h"
-#include "vg.h"
+#include "format/vg.h"
 
 /*
  * Metadata lvm2 2.03.16 wrote for the fixtures of the same names (tests/fixtures/, creation

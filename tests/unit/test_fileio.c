@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fileio.h"
+#include "base/fileio.h"
 #include "unit.h"
 
 static char path[] = "/tmp/pvscan-fast-test-fileio.XXXXXX";

@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dev.h"
-#include "filter.h"
+#include "device/dev.h"
+#include "device/filter.h"
 #include "unit.h"
 
 static struct pf_filter *compile(const char *const *e, size_t n)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "build.h"
-#include "label.h"
+#include "format/label.h"
 #include "unit.h"
 
 #define HEAD_LEN PF_LABEL_SCAN_BYTES

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "base/log.h"
 #include "unit.h"
 
 START_TEST(test_levels_and_prefix)

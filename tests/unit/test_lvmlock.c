@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lvmlock.h"
+#include "state/lvmlock.h"
 #include "unit.h"
 
 static char root[256];

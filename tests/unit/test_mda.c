@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "build.h"
-#include "crc.h"
-#include "mda.h"
-#include "names.h"
+#include "format/crc.h"
+#include "format/mda.h"
+#include "format/names.h"
 #include "unit.h"
 
 #define MDA_START 4096ULL

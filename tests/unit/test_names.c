@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "names.h"
+#include "format/names.h"
 #include "unit.h"
 
 static bool valid(const char *s)

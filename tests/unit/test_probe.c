@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "build.h"
-#include "devtypes.h"
-#include "probe.h"
-#include "span.h"
+#include "device/devtypes.h"
+#include "format/probe.h"
+#include "base/span.h"
 #include "unit.h"
 
 #define DEV_SIZE (8U * 1024U * 1024U)

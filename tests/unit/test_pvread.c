@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "build.h"
-#include "pvread.h"
+#include "io/pvread.h"
 #include "unit.h"
 
 static char path[] = "/tmp/pvscan-fast-test-pvread.XXXXXX";

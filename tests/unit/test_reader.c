@@ -23,14 +23,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "aio.h"
+#include "io/aio.h"
 #include "build.h"
 #include "fake_engine.h"
-#include "ioengine.h"
-#include "probe.h"
+#include "io/ioengine.h"
+#include "format/probe.h"
 #include "pvimage.h"
-#include "pvread.h"
-#include "reader.h"
+#include "io/pvread.h"
+#include "io/reader.h"
 #include "unit.h"
 
 #define FIRST (128U * KIB)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "regex.h"
+#include "device/regex.h"
 #include "unit.h"
 
 /*

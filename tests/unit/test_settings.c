@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "filter.h"
-#include "settings.h"
+#include "device/filter.h"
+#include "config/settings.h"
 #include "unit.h"
 
 static char dir[64];

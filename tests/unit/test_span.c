@@ -2,7 +2,7 @@
 /* The bounds-checked readers every decoder relies on: in range, at the edge, past it, wrapping. */
 #include "config.h"
 
-#include "span.h"
+#include "base/span.h"
 #include "unit.h"
 
 static const uint8_t bytes[16] = { 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "state.h"
+#include "state/state.h"
 #include "unit.h"
 
 /* PVIDs from the reference transcripts (VG vg1 = loop5 + loop6, loop4 without metadata). */

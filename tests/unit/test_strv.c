@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "strv.h"
+#include "base/strv.h"
 #include "unit.h"
 
 START_TEST(test_strv)

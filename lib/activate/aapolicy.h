@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Autoactivation policy: from one complete VG, the settings and what the caller knows about
+ * devices and device-mapper, which LVs lvm2 2.03.16's event autoactivation (`pvscan --cache
+ * -aay DEV` and `vgchange -aay --autoactivation event VG`) would activate, why every other LV is
+ * left alone, and the messages lvm2 prints on the way. Pure: no I/O, no logging.
+ */
+#ifndef PF_AAPOLICY_H
+#define PF_AAPOLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/macro.h"
+
+struct pf_vg;
+struct pf_vg_lv;
+struct pf_settings;
+
+/*
+ * Caps: LVs decided (as the VG model's), LV-to-LV references in one VG, and steps spent
+ * looking for active sub-LVs (only taken when a hidden LV is active; hostile sharing of one
+ * big sub-tree by many LVs would otherwise cost LVs x references).
+ */
+#define PF_AAPOLICY_LVS_MAX  1048576U
+#define PF_AAPOLICY_REFS_MAX (16U << 20)
+#define PF_AAPOLICY_WALK_MAX (64U << 20)
+
+/* Which lvm2 command's order and messages to follow; they differ in a few gates. */
+enum pf_aapolicy_mode {
+	PF_AAPOLICY_VGCHANGE_EVENT, /* vgchange -aay --autoactivation event VG (udev, 2.03.14+) */
+	PF_AAPOLICY_PVSCAN,	    /* the activation phase of pvscan --cache -aay DEV */
+	_PF_AAPOLICY_MODE_MAX,
+};
+
+/* pvscan's one-winner token /run/lvm/vgs_online/<vg>, created before the VG is read. */
+enum pf_aapolicy_claim {
+	PF_AAPOLICY_CLAIM_NONE, /* not taken here (vgchange; or the caller prints nothing for it) */
+	PF_AAPOLICY_CLAIM_WON,	/* created: "VG x run autoactivation." */
+	PF_AAPOLICY_CLAIM_LOST, /* existed: "VG x skip autoactivation." and nothing else */
+	_PF_AAPOLICY_CLAIM_MAX,
+};
+
+/* activation/activation_mode (not in struct pf_settings; lvm2's default is degraded). */
+enum pf_aapolicy_activation_mode {
+	PF_AAPOLICY_MODE_DEGRADED,
+	PF_AAPOLICY_MODE_COMPLETE,
+	PF_AAPOLICY_MODE_PARTIAL,
+	_PF_AAPOLICY_ACTIVATION_MODE_MAX,
+};
+
+/* A string list setting: set with n == 0 is lvm2's "[]", which differs from not configured. */
+struct pf_aapolicy_list {
+	bool set;
+	size_t n;
+	const char *const *v;
+};
+
+struct pf_aapolicy_input {
+	enum pf_aapolicy_mode mode;
+	enum pf_aapolicy_claim claim;				/* PVSCAN only */
+	struct pf_aapolicy_list auto_activation_volume_list;	/* activation/... */
+	struct pf_aapolicy_list volume_list;			/* activation/volume_list */
+	struct pf_aapolicy_list host_tags;			/* "set" is ignored */
+	const char *system_id;		/* the host's; NULL or "": none */
+	bool system_id_unknown;		/* a source is configured but yielded nothing */
+	struct pf_aapolicy_list extra_system_ids; /* local/extra_system_ids */
+	enum pf_aapolicy_activation_mode activation_mode;
+	bool duplicate_pvs; /* a PV of this VG is on two devices and allow_changes_with_... is 0 */
+	/*
+	 * PVSCAN: the command named several devices or none, so lvm2 reads the claimed VGs
+	 * through process_each_vg rather than its one-VG quick path; the errors differ.
+	 */
+	bool process_each;
+	/*
+	 * pv_present[i] for vg->pvs[i]: its device was found. NULL: all were. lv_active[i] for
+	 * vg->lvs[i]: device-mapper has it (by UUID) with a live table, not suspended, read-only
+	 * exactly when lvm2 would load it so. NULL: none is. A device in any other state is one
+	 * lvm2 would reload or fail on: leave such a VG to lvm2.
+	 */
+	const bool *pv_present;
+	const bool *lv_active;
+};
+
+/* The VG-level outcome, listed in the order lvm2 tests them (per mode, see pf_aapolicy_decide). */
+enum pf_aapolicy_vg_verdict {
+	PF_AAPOLICY_VG_OK,	       /* LVs were decided one by one */
+	PF_AAPOLICY_VG_SHARED,	       /* lock_type sanlock, dlm or idm */
+	PF_AAPOLICY_VG_FOREIGN,	       /* its system ID does not allow activation here */
+	PF_AAPOLICY_VG_EXPORTED,
+	PF_AAPOLICY_VG_INCOMPLETE,     /* a PV's device is missing */
+	PF_AAPOLICY_VG_CLAIMED,	       /* another pvscan owns vgs_online/<vg> */
+	PF_AAPOLICY_VG_CLUSTERED,      /* CLUSTERED (clvmd): never accessible in 2.03 */
+	PF_AAPOLICY_VG_READ_ONLY,      /* status lacks WRITE */
+	PF_AAPOLICY_VG_MISSING_PVS,    /* pvscan: a present PV flagged MISSING holds extents */
+	PF_AAPOLICY_VG_NOAUTOACTIVATE, /* flags NOAUTOACTIVATE (vgchange --setautoactivation n) */
+	_PF_AAPOLICY_VG_VERDICT_MAX,
+};
+
+/* Per LV, in the order lvm2 applies the gates; every verdict but ACTIVATE leaves it alone. */
+enum pf_aapolicy_lv_verdict {
+	PF_AAPOLICY_LV_ACTIVATE,	   /* lvm2 activates target (device-mapper work to do) */
+	PF_AAPOLICY_LV_NOT_REACHED,	   /* the VG verdict stopped before the LVs */
+	PF_AAPOLICY_LV_HIDDEN,		   /* not a top-level LV: comes up with its holder */
+	PF_AAPOLICY_LV_SNAPSHOT,	   /* a thick snapshot: comes up with its origin */
+	PF_AAPOLICY_LV_MIRROR_PART,	   /* a visible mirror image or log */
+	PF_AAPOLICY_LV_VDO_POOL,
+	PF_AAPOLICY_LV_ACTIVATION_SKIP,	   /* flags ACTIVATION_SKIP (lvchange -ky) */
+	PF_AAPOLICY_LV_NOT_IN_AUTO_LIST,   /* auto_activation_volume_list set, no entry matches */
+	PF_AAPOLICY_LV_NOAUTOACTIVATE,	   /* LV flags NOAUTOACTIVATE */
+	PF_AAPOLICY_LV_CACHE_POOL,	   /* an unattached cache pool: never activated itself */
+	PF_AAPOLICY_LV_DUPLICATE_PVS,	   /* error */
+	PF_AAPOLICY_LV_INTEGRITY_RECALC,   /* pvscan only, error: would have to write metadata */
+	PF_AAPOLICY_LV_COMPONENT_ACTIVE,   /* error: one of its hidden sub-LVs is active alone */
+	PF_AAPOLICY_LV_NOT_IN_VOLUME_LIST, /* volume_list (or, unset, the host tags) excludes it */
+	PF_AAPOLICY_LV_PARTIAL,		   /* error: maps onto a missing PV */
+	PF_AAPOLICY_LV_PARTIAL_RAID,	   /* raid on a missing PV: whether lvm2 activates it
+					      degraded or refuses depends on the raid level and
+					      the legs lost (always refused with mode complete) */
+	PF_AAPOLICY_LV_UNKNOWN_SEGMENT,	   /* error: a segment type lvm2 2.03.16 does not know */
+	PF_AAPOLICY_LV_RAID_VISIBLE_SUBLVS, /* error */
+	PF_AAPOLICY_LV_ALREADY_ACTIVE,	   /* nothing to do */
+	_PF_AAPOLICY_LV_VERDICT_MAX,
+};
+
+struct pf_aapolicy_lv {
+	enum pf_aapolicy_lv_verdict verdict;
+	/*
+	 * The LV lvm2 asks to activate for this entry: itself, or for the COW of a sparse
+	 * snapshot its virtual origin (whose own entry is HIDDEN). -1 when a gate before that
+	 * replacement stopped it. Every later gate and message is about target.
+	 */
+	int target;
+	bool top_level; /* lvm2's lv_is_visible(): what -aay considers at all */
+	int holder;	/* for a sub-LV: an LV that brings it up (the origin for a COW); or -1 */
+	int component;	/* COMPONENT_ACTIVE: the active sub-LV in the way; else -1 */
+	bool partial;	/* maps onto a missing PV, directly or through the LVs it depends on */
+};
+
+/* What vg_read makes of a PV's device and MISSING flag. */
+enum pf_aapolicy_pv_state {
+	PF_AAPOLICY_PV_OK,
+	PF_AAPOLICY_PV_ABSENT,		  /* its device was not found */
+	PF_AAPOLICY_PV_REAPPEARED,	  /* MISSING flag, device present, extents in use */
+	PF_AAPOLICY_PV_REAPPEARED_UNUSED, /* MISSING flag, device present, no extent in use */
+};
+
+struct pf_aapolicy {
+	enum pf_aapolicy_vg_verdict verdict;
+	bool failed;	     /* lvm2 reports an error for this VG (exit status 5) */
+	bool foreign_active; /* foreign VG let through because LVs of it are active (warning) */
+	unsigned n_missing_pvs;	       /* device not found */
+	unsigned n_reappeared_pvs;     /* MISSING flag, device present, extents in use */
+	unsigned n_unused_reappeared;  /* MISSING flag, device present, no extent used: cleared */
+	unsigned n_active;	       /* top-level LVs already active */
+	unsigned n_expected;	       /* LVs lvm2 requests activation for ("Activated %d ...") */
+	unsigned n_lvs;		       /* == vg->n_lvs */
+	struct pf_aapolicy_lv *lvs;    /* one per vg->lvs[], same order */
+	enum pf_aapolicy_pv_state *pvs; /* one per vg->pvs[], same order */
+};
+
+/*
+ * Decide. The VG must be complete metadata as imported by pf_vg_import(); in->pv_present and
+ * in->lv_active, when given, have vg->n_pvs and vg->n_lvs entries. Order of the VG gates:
+ *   PVSCAN: shared, foreign (both system IDs set and different), exported [pvscan's per-PV
+ *     scan: lvm2 prints "PV <dev> ignore ... VG."], incomplete, claim, then reading the VG:
+ *     foreign (no host system ID), clustered, read-only, MISSING PVs; then NOAUTOACTIVATE.
+ *   VGCHANGE_EVENT: shared, foreign, clustered, exported, read-only (reading the VG), foreign
+ *     again (extra_system_ids lets lvm2 read the VG but not activate it), NOAUTOACTIVATE,
+ *     incomplete.
+ * Returns 0 with *ret (free with pf_aapolicy_free()), -EINVAL for a bad mode or claim, -E2BIG
+ * over a cap, -ENOMEM.
+ */
+int pf_aapolicy_decide(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
+		       struct pf_aapolicy **ret) _nonnull_(1, 2, 3) _must_check_;
+struct pf_aapolicy *pf_aapolicy_free(struct pf_aapolicy *p);
+
+/*
+ * lvm2's volume-list match (_lv_passes_volumes_filter) for a set list: "vg" matches every LV
+ * of the VG, "vg/lv" that LV, "@tag" a tag of the LV or of the VG, "@*" any host tag found on
+ * the LV or the VG. Empty entries and a bare "@" are skipped; "[]" matches nothing.
+ */
+bool pf_aapolicy_list_matches(const struct pf_aapolicy_list *list,
+			      const struct pf_aapolicy_list *host_tags, const struct pf_vg *vg,
+			      const struct pf_vg_lv *lv) _nonnull_(1, 2, 3, 4);
+
+/* The verdicts for which lvm2 fails the command (pvscan adds "<vg>: autoactivation failed."). */
+bool pf_aapolicy_lv_is_error(enum pf_aapolicy_lv_verdict v) _pure_;
+
+/*
+ * The lists, tags and system ID of loaded settings (borrowed: keep s alive while in is used);
+ * everything else in *ret is set to its default (claim none, degraded, nothing known about
+ * devices). extra_system_ids, activation_mode and duplicate PVs are not in struct pf_settings.
+ */
+void pf_aapolicy_input_from_settings(const struct pf_settings *s, enum pf_aapolicy_mode mode,
+				     struct pf_aapolicy_input *ret) _nonnull_(1, 3);
+
+/* ---- lvm2's messages ---- */
+
+enum pf_aapolicy_level {
+	PF_AAPOLICY_LOG_DEBUG,	 /* -vvvv (log_debug) */
+	PF_AAPOLICY_LOG_VERBOSE, /* -v (log_verbose) */
+	PF_AAPOLICY_LOG_PRINT,	 /* stdout (log_print) */
+	PF_AAPOLICY_LOG_WARN,	 /* stderr */
+	PF_AAPOLICY_LOG_ERROR,	 /* stderr */
+	_PF_AAPOLICY_LEVEL_MAX,
+};
+
+#define PF_AAPOLICY_MSG_MAX  512U /* two names and a system ID (128 each) fit */
+#define PF_AAPOLICY_MSGS_MAX 8U	  /* lines for one VG or one LV, at most */
+
+struct pf_aapolicy_msg {
+	enum pf_aapolicy_level level;
+	bool pvscan_prefix; /* lvm2 prefixes it with "pvscan[<pid>] " */
+	char text[PF_AAPOLICY_MSG_MAX];
+};
+
+/*
+ * The lines lvm2 prints for the VG verdict before any LV, in order, into ret[0..n); returns
+ * how many (at most PF_AAPOLICY_MSGS_MAX). Not included: vg_read's warnings about missing or
+ * reappeared PVs (they name devices), pvscan's per-PV "ignore" lines (lib/pvscan.c), and the
+ * lines after the LVs: "Activated %d logical volumes in volume group %s." (verbose, when
+ * n_expected > 0), "%d logical volume(s) in volume group \"%s\" now active" (vgchange, when
+ * the verdict is OK), "%s: autoactivation failed." (pvscan, error, prefixed, when an LV fails).
+ */
+int pf_aapolicy_vg_messages(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
+			    const struct pf_aapolicy *p, struct pf_aapolicy_msg *ret, size_t n)
+	_nonnull_(1, 2, 3);
+
+/* One metadata copy of the VG as lvm2's vg_read meets it: the device it is on, its seqno. */
+struct pf_aapolicy_copy {
+	const char *dev;
+	uint32_t seqno;
+};
+
+/*
+ * vg_read's warnings, printed before any gate: each copy that lost to a newer seqno, then
+ * each PV flagged MISSING whose device is back. copies[0..n_copies) in the order lvm2 reads
+ * them (its scan order); pv_dev[i] names the device of vg->pvs[i] (NULL: none). Writes at
+ * most n lines (2 * n_copies + 2 * vg->n_pvs + 2 is always enough); returns how many.
+ */
+int pf_aapolicy_read_messages(const struct pf_vg *vg, const struct pf_aapolicy *p,
+			      const struct pf_aapolicy_copy *copies, size_t n_copies,
+			      const char *const *pv_dev, struct pf_aapolicy_msg *ret, size_t n)
+	_nonnull_(1, 2, 5);
+
+/* The lines lvm2 prints while deciding vg->lvs[i] (none for hidden LVs); returns how many. */
+int pf_aapolicy_lv_messages(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
+			    const struct pf_aapolicy *p, unsigned i, struct pf_aapolicy_msg *ret,
+			    size_t n) _nonnull_(1, 2, 3);
+
+#endif /* PF_AAPOLICY_H */

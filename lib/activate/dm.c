@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* libdevmapper: the LV's state by UUID, CREATE + LOAD + RESUME with a shared udev cookie. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libdevmapper.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "activate/dm.h"
+
+/* lvm2's flags for a visible top-level LV: udev makes the nodes and links, not the library. */
+#define LV_UDEV_FLAGS DM_UDEV_DISABLE_LIBRARY_FALLBACK
+#define WAIT_POLL_MS 5U
+
+int pf_dm_lv_state(const struct pf_dm_table *t, enum pf_dm_lv_state *ret)
+{
+	struct dm_task *dmt;
+	struct dm_info info;
+	int r = 0;
+
+	dmt = dm_task_create(DM_DEVICE_INFO);
+	if (!dmt)
+		return -ENOMEM;
+	/* lvm2 finds LVs by UUID, never by name */
+	if (!dm_task_set_uuid(dmt, t->uuid) || !dm_task_no_open_count(dmt) || !dm_task_run(dmt) ||
+	    !dm_task_get_info(dmt, &info)) {
+		r = -EIO;
+		goto out;
+	}
+	if (!info.exists)
+		*ret = PF_DM_LV_ABSENT;
+	else if (!info.suspended && info.live_table && !info.read_only == !t->read_only)
+		*ret = PF_DM_LV_ACTIVE;
+	else
+		*ret = PF_DM_LV_OTHER;
+out:
+	dm_task_destroy(dmt);
+	return r;
+}
+
+bool pf_dm_targets_available(const struct pf_dm_table *t, const char *sys_dir)
+{
+	char path[512];
+	struct stat st;
+
+	for (size_t i = 0; i < t->n_targets; i++) {
+		if (strcmp(t->targets[i].type, "zero") != 0)
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/module/dm_zero", sys_dir);
+		return stat(path, &st) == 0;
+	}
+	return true;
+}
+
+/* Undo a half-made device, with a cookie of its own so udev forgets it too. */
+static void remove_device(const char *name)
+{
+	struct dm_task *dmt = dm_task_create(DM_DEVICE_REMOVE);
+	uint32_t cookie = 0;
+
+	if (!dmt)
+		return;
+	if (dm_task_set_name(dmt, name) && dm_task_set_cookie(dmt, &cookie, LV_UDEV_FLAGS) &&
+	    dm_task_run(dmt))
+		(void)dm_udev_wait(cookie);
+	else if (cookie)
+		(void)dm_udev_wait(cookie);
+	dm_task_destroy(dmt);
+}
+
+static int create_device(const struct pf_dm_table *t, struct dm_info *info, struct pf_diag *reterr)
+{
+	struct dm_task *dmt = dm_task_create(DM_DEVICE_CREATE);
+	int r = 0;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_set_name(dmt, t->name) || !dm_task_set_uuid(dmt, t->uuid) ||
+	    (t->read_only && !dm_task_set_ro(dmt)) || !dm_task_no_open_count(dmt)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (!dm_task_run(dmt) || !dm_task_get_info(dmt, info) || !info->exists) {
+		/* a name or UUID in use: lvm2 fails the same way (EBUSY) */
+		r = -EBUSY;
+		pf_diag_msg(reterr, "cannot create %s (%s): in use, or the kernel refused", t->name,
+			    t->uuid);
+	}
+out:
+	dm_task_destroy(dmt);
+	return r;
+}
+
+static int load_table(const struct pf_dm_table *t, const struct dm_info *info,
+		      struct pf_diag *reterr)
+{
+	struct dm_task *dmt = dm_task_create(DM_DEVICE_RELOAD);
+	int r = 0;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_set_major(dmt, info->major) || !dm_task_set_minor(dmt, info->minor) ||
+	    (t->read_only && !dm_task_set_ro(dmt)) || !dm_task_no_open_count(dmt)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < t->n_targets; i++) {
+		const struct pf_dm_target *tg = &t->targets[i];
+
+		if (!dm_task_add_target(dmt, tg->start_sectors, tg->len_sectors, tg->type,
+					tg->params)) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+	if (!dm_task_run(dmt)) {
+		r = -EINVAL;
+		pf_diag_msg(reterr, "the kernel refused the table of %s", t->name);
+	}
+out:
+	dm_task_destroy(dmt);
+	return r;
+}
+
+static int resume(struct pf_dm_batch *b, const struct pf_dm_table *t, const struct dm_info *info,
+		  uint32_t pv_read_ahead, struct pf_diag *reterr)
+{
+	struct dm_task *dmt = dm_task_create(DM_DEVICE_RESUME);
+	uint32_t ra = DM_READ_AHEAD_AUTO, ra_flags = 0;
+	int r = 0;
+
+	if (!dmt)
+		return -ENOMEM;
+	switch (t->read_ahead.kind) {
+	case PF_DM_RA_LEAVE:
+		break;
+	case PF_DM_RA_SET:
+		ra = t->read_ahead.sectors;
+		break;
+	case PF_DM_RA_MINIMUM:
+		ra = t->read_ahead.sectors;
+		ra_flags = DM_READ_AHEAD_MINIMUM_FLAG;
+		break;
+	case PF_DM_RA_MINIMUM_PV:
+		ra = pv_read_ahead;
+		ra_flags = DM_READ_AHEAD_MINIMUM_FLAG;
+		break;
+	}
+	/*
+	 * Always a cookie, even where nobody waits: without one libdevmapper thinks its caller
+	 * knows nothing of udev, makes a real node in /dev/mapper and udev skips the LVM rules.
+	 */
+	if (!dm_task_set_name(dmt, t->name) || !dm_task_set_major(dmt, info->major) ||
+	    !dm_task_set_minor(dmt, info->minor) || !dm_task_no_open_count(dmt) ||
+	    (ra != DM_READ_AHEAD_AUTO && !dm_task_set_read_ahead(dmt, ra, ra_flags)) ||
+	    !dm_task_set_cookie(dmt, &b->cookie, LV_UDEV_FLAGS)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (!dm_task_run(dmt)) {
+		r = -EIO;
+		pf_diag_msg(reterr, "cannot resume %s", t->name);
+		goto out;
+	}
+	b->resumed++;
+out:
+	dm_task_destroy(dmt);
+	return r;
+}
+
+int pf_dm_activate(struct pf_dm_batch *b, const struct pf_dm_table *t, uint32_t pv_read_ahead,
+		   struct pf_diag *reterr, unsigned *ret_major, unsigned *ret_minor)
+{
+	struct dm_info info;
+	int r;
+
+	r = create_device(t, &info, reterr);
+	if (r < 0)
+		return r;
+	r = load_table(t, &info, reterr);
+	if (r == 0)
+		r = resume(b, t, &info, pv_read_ahead, reterr);
+	if (r < 0) {
+		remove_device(t->name);
+		return r;
+	}
+	*ret_major = info.major;
+	*ret_minor = info.minor;
+	return 0;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)ms * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int pf_dm_wait(struct pf_dm_batch *b, unsigned timeout_ms)
+{
+	unsigned waited = 0;
+	int ready = 0, r = 0;
+
+	if (!b->cookie) {
+		(void)dm_udev_wait(0); /* nothing to wait for; still applies stacked read-ahead */
+		b->resumed = 0;
+		return 0;
+	}
+	/*
+	 * Polled, not dm_udev_wait(): a udevd that died and left its control socket behind
+	 * would make that wait for ever (lvm2 hangs there, deaf to SIGTERM).
+	 */
+	while (!ready) {
+		if (!dm_udev_wait_immediate(b->cookie, &ready)) {
+			r = -EIO;
+			break;
+		}
+		if (ready)
+			break;
+		if (waited >= timeout_ms) {
+			r = -ETIMEDOUT;
+			/* Count the rest off ourselves, so the semaphore goes and none is left. */
+			while (!ready && dm_udev_complete(b->cookie) &&
+			       dm_udev_wait_immediate(b->cookie, &ready))
+				;
+			break;
+		}
+		sleep_ms(WAIT_POLL_MS);
+		waited += WAIT_POLL_MS;
+	}
+	b->cookie = 0;
+	b->resumed = 0;
+	return r;
+}
+
+int pf_dm_bdev_read_ahead(const char *path, uint32_t *ret)
+{
+	long ra = 0;
+	int fd, r = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, BLKRAGET, &ra) < 0)
+		r = -errno;
+	else if (ra < 0 || (unsigned long)ra > UINT32_MAX)
+		r = -ERANGE;
+	(void)close(fd);
+	if (r == 0)
+		*ret = (uint32_t)ra;
+	return r;
+}
+
+bool pf_dm_available(const char *dev_dir)
+{
+	char path[512];
+	int fd;
+
+	(void)snprintf(path, sizeof(path), "%s/mapper/control", dev_dir);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	(void)close(fd);
+	return true;
+}
+
+void pf_dm_release(void)
+{
+	dm_lib_release();
+}

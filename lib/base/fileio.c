@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* One implementation of "read it all, but never more than this" for sysfs, /proc, /run and /etc files. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "base/fileio.h"
+
+ssize_t pf_read_full(int fd, void *buf, size_t len, int64_t off)
+{
+	uint8_t *p = buf;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = off < 0 ? read(fd, p + done, len - done)
+				    : pread(fd, p + done, len - done, (off_t)(off + (int64_t)done));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+int pf_read_file_at(int dirfd, const char *path, size_t cap, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, alloc = 0;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	/* Grow geometrically up to cap + 1, so one byte more than cap tells "too long". */
+	for (;;) {
+		ssize_t n;
+
+		if (len == alloc) {
+			size_t next = alloc ? alloc * 2 : 256;
+			char *b;
+
+			if (alloc > cap)
+				return -E2BIG;
+			if (next > cap + 1)
+				next = cap + 1;
+			b = realloc(buf, next + 1);
+			if (!b)
+				return -ENOMEM;
+			buf = b;
+			alloc = next;
+		}
+		n = pf_read_full(fd, buf + len, alloc - len, -1);
+		if (n < 0)
+			return (int)n;
+		len += (size_t)n;
+		if (len > cap)
+			return -E2BIG;
+		if (len < alloc)
+			break;
+	}
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
+}

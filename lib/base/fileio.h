@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Bounded reads of whole small files and of exact byte ranges, EINTR and short reads handled. */
+#ifndef PF_FILEIO_H
+#define PF_FILEIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/macro.h"
+
+/*
+ * Read len bytes, fewer only at end of file: from the file position when off
+ * is negative, else at off (pread). Returns the count or -errno.
+ */
+ssize_t pf_read_full(int fd, void *buf, size_t len, int64_t off) _nonnull_(2);
+
+/*
+ * The whole file at dirfd/path (AT_FDCWD for plain paths), at most cap bytes,
+ * NUL-terminated. Returns 0 with *ret and *ret_len, -E2BIG when the file is
+ * longer than cap, or -errno (-ENOENT for a missing file is the caller's to judge).
+ */
+int pf_read_file_at(int dirfd, const char *path, size_t cap, char **ret, size_t *ret_len)
+	_nonnull_(2, 4, 5) _must_check_;
+
+#endif /* PF_FILEIO_H */

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* PVSCAN_FAST_INJECT, honoured only when built with PF_FAULT_INJECTION (tests). */
+#include "config.h"
+
+#include "base/inject.h"
+
+#ifdef PF_FAULT_INJECTION
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void sleep_ms(unsigned long ms)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ms / 1000U), .tv_nsec = (long)(ms % 1000U) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0)
+		;
+}
+
+static unsigned long random_below(unsigned long max)
+{
+	struct timespec now;
+	unsigned seed;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	seed = (unsigned)getpid() * 2654435761U ^ (unsigned)now.tv_nsec;
+	return max ? (unsigned long)rand_r(&seed) % (max + 1U) : 0;
+}
+
+static void act(const char *action, size_t len)
+{
+	char buf[32];
+	char *end;
+	unsigned long ms;
+
+	if (len >= sizeof(buf))
+		return;
+	memcpy(buf, action, len);
+	buf[len] = '\0';
+	if (strcmp(buf, "crash") == 0) {
+		(void)raise(SIGKILL);
+		return;
+	}
+	if (strncmp(buf, "delay=", 6) == 0 || strncmp(buf, "rand=", 5) == 0) {
+		bool rnd = buf[0] == 'r';
+
+		ms = strtoul(buf + (rnd ? 5 : 6), &end, 10);
+		if (*end || ms > 60000U)
+			return;
+		sleep_ms(rnd ? random_below(ms) : ms);
+	}
+}
+
+void pf_inject(const char *step)
+{
+	const char *spec = getenv("PVSCAN_FAST_INJECT");
+	size_t steplen = strlen(step);
+
+	while (spec && *spec) {
+		const char *comma = strchr(spec, ',');
+		const char *colon = memchr(spec, ':', comma ? (size_t)(comma - spec) : strlen(spec));
+		size_t itemlen = comma ? (size_t)(comma - spec) : strlen(spec);
+
+		if (colon) {
+			size_t namelen = (size_t)(colon - spec);
+
+			if ((namelen == 1 && spec[0] == '*') ||
+			    (namelen == steplen && memcmp(spec, step, steplen) == 0))
+				act(colon + 1, itemlen - namelen - 1);
+		}
+		spec = comma ? comma + 1 : NULL;
+	}
+}
+#else
+void pf_inject(const char *step _unused_)
+{
+}
+#endif

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The async scan (aio.h) run in a throwaway process, so that a read that never
+ * completes cannot hold the caller.
+ *
+ * Why: the kernel cannot drop an aio read. At exit, exit_aio() waits for every
+ * read still in flight, so a process that ever submitted a read to a device
+ * that never answers cannot exit until that device answers; at boot that would
+ * be a udev worker hung for good. Here the reads are made by a grandchild
+ * ("the reader"): it runs pf_aio_scan() over its own copies of the probes,
+ * records what it hands to each probe (every pf_probe_feed() with its bytes,
+ * every pf_probe_fail(), then the device's outcome) and streams the records
+ * through a pipe. The caller replays them into its own probes, which are
+ * deterministic, so they end up exactly as the reader's did, and goes on. The
+ * reader then exits, and may hang in exit_aio() on a stuck read; nobody waits
+ * for it: it was handed to init (double fork), so it never is a zombie of the
+ * caller's, and before reading it closed every descriptor but the devices' and
+ * the pipe (stdin, stdout and stderr go to /dev/null), so it holds no lock,
+ * state file or output pipe of the caller's (udev reads a program's stdout up
+ * to end of file). If the caller stops listening, its next write kills it.
+ *
+ * Before each wait for reads the reader writes what it has (a tick when it
+ * wrote nothing for PF_READER_TICK_MS), and a wait lasts at most the read
+ * timeout. A reader silent for longer than the timeout plus
+ * PF_READER_GRACE_MS is stuck elsewhere (buffered reads block inside
+ * io_submit()); then, as when it dies, the devices it did not finish are
+ * failed with a reason and the rest of the scan stands.
+ *
+ * The caller must be single-threaded (the reader is a fork that allocates).
+ */
+#ifndef PF_READER_H
+#define PF_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io/aio.h"
+#include "base/macro.h"
+#include "format/mda.h"
+#include "format/probe.h"
+
+#define PF_READER_TICK_MS 250U
+#define PF_READER_GRACE_MS 1000U
+/* Largest feed recorded: what the async scan may hand a probe at once (text, joined). */
+#define PF_READER_FEED_MAX \
+	((uint64_t)PF_MDA_TEXT_MAX + PF_AIO_FIRST_READ_MAX + 2U * PF_AIO_LBS_MAX)
+
+struct pf_reader_replay;
+
+/* One device for pf_reader_scan_paths(). */
+struct pf_reader_dev {
+	/* In */
+	const char *path;
+	struct pf_probe *probe; /* storage: initialised there (size 0 when not opened) */
+	enum pf_probe_md_end md_end; /* when the probe reads the end for md (probe.h) */
+	/* Out */
+	bool opened;
+	/*
+	 * 0: the probe ran to its end (read errors are in the probe's statuses).
+	 * Else -errno and diag says why: the open failed (!opened), or the reads
+	 * did not finish (-ETIMEDOUT: no answer in time, the device left out).
+	 */
+	int status;
+	struct pf_diag diag;
+	uint64_t bytes_read; /* by the async reads; 0 with no_aio */
+	unsigned n_reads;
+};
+
+struct pf_reader_opts {
+	unsigned timeout_ms;  /* per read; 0: PF_AIO_TIMEOUT_MS_DEFAULT */
+	const char *proc_dir; /* for fs/aio-max-nr; NULL: "/proc" */
+	bool read_ignored;    /* the probes read ignored mdas' text too (--dump) */
+	bool no_aio;	      /* pread here, no reader and no timeout: one device, no aio context */
+};
+
+/*
+ * pf_aio_scan() with the reads made in a reader process (see above); same
+ * arguments, results and return codes. Targets whose reads the reader did not
+ * finish get -ETIMEDOUT (it went silent) or -EPIPE (it died) and a diag
+ * saying so. Falls back to pf_aio_scan() in this process when no reader can
+ * be started (pipe or fork failed, or it ended before writing anything), or
+ * when two targets share a descriptor.
+ */
+int pf_reader_scan(struct pf_aio_target *targets, size_t n, const struct pf_aio_opts *opts,
+		   struct pf_aio_stats *ret_stats) _must_check_;
+
+/*
+ * Read devices by path, as the scan and --dump do: open each (pf_aio_open(),
+ * or buffered for no_aio), initialise its probe, read them all through
+ * pf_reader_scan() (or pread with no_aio), close them. RLIMIT_NOFILE is raised for n descriptors first;
+ * *ret_nofile_limited (may be NULL) says when it could not be, and the opens
+ * past the limit then fail one by one. Returns 0; -EINVAL / -E2BIG for bad
+ * arguments, or -ENOMEM, with devs untouched; or pf_reader_scan()'s error, the
+ * devices then carrying their results.
+ */
+int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_reader_opts *opts,
+			 bool *ret_nofile_limited) _must_check_;
+
+/*
+ * The reader's side: run pf_aio_scan() over targets (their probes are fed too)
+ * and write the record stream to fd, ending with the scan's return code and
+ * statistics. opts->engine, when set, is read through (not freed). Returns 0,
+ * -EINVAL for targets sharing a descriptor (nothing written), -ENOMEM before
+ * the scan, or the first write error (the reader stops early then).
+ */
+int pf_reader_record(struct pf_aio_target *targets, size_t n, const struct pf_aio_opts *opts,
+		     int fd) _must_check_;
+
+/*
+ * The caller's side: replay a record stream into targets' probes (freshly
+ * initialised, as given to the reader) and set their results. Resets each
+ * target's status, diag and counts.
+ */
+int pf_reader_replay_new(struct pf_aio_target *targets, size_t n, struct pf_reader_replay **ret)
+	_nonnull_(3) _must_check_;
+/*
+ * The next len bytes of the stream, cut anywhere. Returns 0, -ENOMEM, or
+ * -EBADMSG for a stream that cannot be trusted (a record out of range, or
+ * data after the end record); nothing more is taken then. A device whose
+ * records do not fit its probe's requests is failed alone (-EPROTO).
+ */
+int pf_reader_replay_push(struct pf_reader_replay *rp, const uint8_t *data, size_t len)
+	_nonnull_(1) _must_check_;
+/* The end record arrived: every target has its results. */
+bool pf_reader_replay_complete(const struct pf_reader_replay *rp) _nonnull_(1) _pure_;
+/* Bytes of the stream taken so far. */
+uint64_t pf_reader_replay_bytes(const struct pf_reader_replay *rp) _nonnull_(1) _pure_;
+/*
+ * No more records: each target without results gets status err (negative)
+ * and a diag made of why and the byte its probe was waiting for. Returns the
+ * scan's return code from the end record, or 0 when there was none. ret_stats
+ * (may be NULL) gets the reader's statistics, or zeros.
+ */
+int pf_reader_replay_finish(struct pf_reader_replay *rp, int err, const char *why,
+			    struct pf_aio_stats *ret_stats) _nonnull_(1, 3);
+struct pf_reader_replay *pf_reader_replay_free(struct pf_reader_replay *rp);
+
+#endif /* PF_READER_H */
