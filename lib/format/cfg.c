@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "format/cfg.h"
 
 /*
@@ -702,15 +703,11 @@ static int parse_value(struct parser *ps, struct pf_cfg_node *n)
 
 static int push(struct parser *ps, struct pf_cfg_node *top)
 {
-	if (ps->nstack == ps->stack_alloc) {
-		size_t na = ps->stack_alloc ? ps->stack_alloc * 2 : 16;
-		struct frame *s = reallocarray(ps->stack, na, sizeof(*s));
+	/* Depth is capped where sections open; this bound is memory only. */
+	int r = pf_grow(&ps->stack, &ps->stack_alloc, ps->nstack + 1, SIZE_MAX / sizeof(*ps->stack));
 
-		if (!s)
-			return -ENOMEM;
-		ps->stack = s;
-		ps->stack_alloc = na;
-	}
+	if (r < 0)
+		return r;
 	ps->stack[ps->nstack++] = (struct frame){ .cur = ps->cur, .tail = top, .depth = ps->depth };
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "scan/pvcache.h"
 #include "state/state.h"
 
@@ -42,18 +43,8 @@ static struct pf_event *event_add(struct pf_pvcache *ps, enum pf_event_kind kind
 {
 	struct pf_event *e;
 
-	if (ps->n_events == ps->cap_events) {
-		size_t cap = ps->cap_events ? ps->cap_events * 2 : 16;
-		struct pf_event *n;
-
-		if (cap > PF_PVCACHE_EVENTS_MAX)
-			return NULL;
-		n = realloc(ps->events, cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		ps->events = n;
-		ps->cap_events = cap;
-	}
+	if (pf_grow(&ps->events, &ps->cap_events, ps->n_events + 1, PF_PVCACHE_EVENTS_MAX) < 0)
+		return NULL;
 	e = &ps->events[ps->n_events++];
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
@@ -69,18 +60,11 @@ static int emit(struct pf_pvcache *ps, enum pf_event_kind kind, const char *dev,
 
 static int add_complete(struct pf_pvcache *ps, const char *vg)
 {
-	if (ps->n_complete == ps->cap_complete) {
-		size_t cap = ps->cap_complete ? ps->cap_complete * 2 : 8;
-		void *n;
+	int r = pf_grow(&ps->complete_vgs, &ps->cap_complete, ps->n_complete + 1,
+			PF_PVCACHE_EVENTS_MAX);
 
-		if (cap > PF_PVCACHE_EVENTS_MAX)
-			return -ENOMEM;
-		n = realloc(ps->complete_vgs, cap * sizeof(*ps->complete_vgs));
-		if (!n)
-			return -ENOMEM;
-		ps->complete_vgs = n;
-		ps->cap_complete = cap;
-	}
+	if (r < 0)
+		return r;
 	copy_name(ps->complete_vgs[ps->n_complete++], vg);
 	return 0;
 }

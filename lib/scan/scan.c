@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/strutil.h"
 #include "device/devicesfile.h"
 #include "device/devices.h"
 #include "device/devtypes.h"
@@ -142,7 +143,7 @@ static int devfile_matches(const struct pf_scan_opts *o, const struct filters *f
 		if (r < 0 && r != -ENOENT)
 			return r;
 		if (pf_devices_read_attr(o->paths, d->kname, "partition", SMALL_ATTR_MAX, &part) == 0)
-			partition = atoi(part);
+			partition = pf_atoi(part);
 	}
 	*ret = pf_devicesfile_match_dev(f->devfile, d, parent.kname ? &parent : NULL, partition);
 	pf_dev_release(&parent);
