@@ -12,7 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static void sleep_ms(unsigned long ms)
+#include "base/strutil.h"
+
+/* A longer sleep is a typo, not a race to force. */
+#define INJECT_MS_MAX 60000U
+
+static void sleep_ms(uint64_t ms)
 {
 	struct timespec ts = { .tv_sec = (time_t)(ms / 1000U), .tv_nsec = (long)(ms % 1000U) * 1000000L };
 
@@ -20,21 +25,20 @@ static void sleep_ms(unsigned long ms)
 		;
 }
 
-static unsigned long random_below(unsigned long max)
+static uint64_t random_below(uint64_t max)
 {
 	struct timespec now;
 	unsigned seed;
 
 	(void)clock_gettime(CLOCK_MONOTONIC, &now);
 	seed = (unsigned)getpid() * 2654435761U ^ (unsigned)now.tv_nsec;
-	return max ? (unsigned long)rand_r(&seed) % (max + 1U) : 0;
+	return max ? (uint64_t)rand_r(&seed) % (max + 1U) : 0;
 }
 
 static void act(const char *action, size_t len)
 {
 	char buf[32];
-	char *end;
-	unsigned long ms;
+	uint64_t ms;
 
 	if (len >= sizeof(buf))
 		return;
@@ -47,8 +51,7 @@ static void act(const char *action, size_t len)
 	if (strncmp(buf, "delay=", 6) == 0 || strncmp(buf, "rand=", 5) == 0) {
 		bool rnd = buf[0] == 'r';
 
-		ms = strtoul(buf + (rnd ? 5 : 6), &end, 10);
-		if (*end || ms > 60000U)
+		if (pf_parse_u64(buf + (rnd ? 5 : 6), INJECT_MS_MAX, &ms) < 0)
 			return;
 		sleep_ms(rnd ? random_below(ms) : ms);
 	}

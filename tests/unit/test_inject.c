@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* PVSCAN_FAST_INJECT in a test build: which steps match, crash, delay, and what is ignored. */
+#include "config.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/inject.h"
+#include "unit.h"
+
+static long long elapsed_ms(const char *spec, const char *step)
+{
+	struct timespec a, b;
+
+	ck_assert_int_eq(setenv("PVSCAN_FAST_INJECT", spec, 1), 0);
+	(void)clock_gettime(CLOCK_MONOTONIC, &a);
+	pf_inject(step);
+	(void)clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a.tv_sec) * 1000LL + (b.tv_nsec - a.tv_nsec) / 1000000LL;
+}
+
+/* The status a child ends with after pf_inject(step) under spec. */
+static int child_status(const char *spec, const char *step)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		(void)setenv("PVSCAN_FAST_INJECT", spec, 1);
+		pf_inject(step);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+START_TEST(test_crash)
+{
+	int st = child_status("other:delay=1,claim:crash", "claim");
+
+	ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	st = child_status("*:crash", "anything");
+	ck_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	st = child_status("claim:crash", "claimed");
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	st = child_status("claim", "claim");
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+END_TEST
+
+/* Only lower bounds: a loaded machine may sleep longer, never shorter. */
+START_TEST(test_delay)
+{
+	ck_assert_int_ge(elapsed_ms("step:delay=30", "step"), 30);
+	ck_assert_int_ge(elapsed_ms("a:delay=1,step:delay=20", "step"), 20);
+	(void)elapsed_ms("step:rand=5", "step");
+}
+END_TEST
+
+/* Malformed or oversized actions are ignored, so these return at once instead of sleeping. */
+START_TEST(test_ignored)
+{
+	ck_assert_int_lt(elapsed_ms("step:delay=600001", "step"), 60000);
+	ck_assert_int_lt(elapsed_ms("step:delay=-5", "step"), 60000);
+	ck_assert_int_lt(elapsed_ms("step:delay=1x", "step"), 60000);
+	ck_assert_int_lt(elapsed_ms("step:delay=1000000000000000000000000000000000", "step"), 60000);
+	ck_assert_int_lt(elapsed_ms(",,:,step:nap=9", "step"), 60000);
+	ck_assert_int_eq(unsetenv("PVSCAN_FAST_INJECT"), 0);
+	pf_inject("step");
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("inject");
+	TCase *tc = tcase_create("inject");
+
+	tcase_add_test(tc, test_crash);
+	tcase_add_test(tc, test_delay);
+	tcase_add_test(tc, test_ignored);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+PF_UNIT_MAIN()
