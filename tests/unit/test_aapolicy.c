@@ -186,13 +186,13 @@ static const char *letters(const struct pf_aapolicy *p)
 }
 
 /* "V:text" / "E+text": level letter, then ':' or '+' (pvscan prefix), then the text. */
-static void check_msgs(const struct pf_aapolicy_msg *m, int n, const char *const *want)
+static void check_msgs(const struct pf_aamsg *m, int n, const char *const *want)
 {
-	static const char level[] = { [PF_AAPOLICY_LOG_DEBUG] = 'D',
-				      [PF_AAPOLICY_LOG_VERBOSE] = 'V',
-				      [PF_AAPOLICY_LOG_PRINT] = 'P',
-				      [PF_AAPOLICY_LOG_WARN] = 'W',
-				      [PF_AAPOLICY_LOG_ERROR] = 'E' };
+	static const char level[] = { [PF_AAMSG_DEBUG] = 'D',
+				      [PF_AAMSG_VERBOSE] = 'V',
+				      [PF_AAMSG_PRINT] = 'P',
+				      [PF_AAMSG_WARN] = 'W',
+				      [PF_AAMSG_ERROR] = 'E' };
 	int k;
 
 	for (k = 0; k < n && want[k]; k++) {
@@ -208,29 +208,29 @@ static void check_msgs(const struct pf_aapolicy_msg *m, int n, const char *const
 static void check_lv_msgs(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
 			  const struct pf_aapolicy *p, const char *lv, const char *const *want)
 {
-	struct pf_aapolicy_msg m[PF_AAPOLICY_MSGS_MAX];
+	struct pf_aamsg m[PF_AAMSG_LINES_MAX];
 	const struct pf_vg_lv *l = pf_vg_find_lv(vg, lv);
 
 	ck_assert_ptr_nonnull(l);
-	check_msgs(m, pf_aapolicy_lv_messages(vg, in, p, (unsigned)(l - vg->lvs), m, ARRAY_SIZE(m)),
+	check_msgs(m, pf_aamsg_lv(vg, in, p, (unsigned)(l - vg->lvs), m, ARRAY_SIZE(m)),
 		   want);
 }
 
 static void check_vg_msgs(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
 			  const struct pf_aapolicy *p, const char *const *want)
 {
-	struct pf_aapolicy_msg m[PF_AAPOLICY_MSGS_MAX];
+	struct pf_aamsg m[PF_AAMSG_LINES_MAX];
 
-	check_msgs(m, pf_aapolicy_vg_messages(vg, in, p, m, ARRAY_SIZE(m)), want);
+	check_msgs(m, pf_aamsg_vg(vg, in, p, m, ARRAY_SIZE(m)), want);
 }
 
 static void read_msgs(const struct pf_vg *vg, const struct pf_aapolicy *p,
-		      const struct pf_aapolicy_copy *copies, size_t n, const char *const *devs,
+		      const struct pf_aamsg_copy *copies, size_t n, const char *const *devs,
 		      const char *const *want)
 {
-	struct pf_aapolicy_msg m[16];
+	struct pf_aamsg m[16];
 
-	check_msgs(m, pf_aapolicy_read_messages(vg, p, copies, n, devs, m, ARRAY_SIZE(m)), want);
+	check_msgs(m, pf_aamsg_read(vg, p, copies, n, devs, m, ARRAY_SIZE(m)), want);
 }
 
 static int idx(const struct pf_vg *vg, const char *name)
@@ -740,7 +740,7 @@ START_TEST(test_reappeared_pv_in_use)
 		NULL,
 	};
 	/* loop31 kept the copy from before the change; both are read, in this order */
-	const struct pf_aapolicy_copy reread[] = { { "/dev/loop30", 5 }, { "/dev/loop31", 4 } };
+	const struct pf_aamsg_copy reread[] = { { "/dev/loop30", 5 }, { "/dev/loop31", 4 } };
 	const char *const devs[] = { "/dev/loop30", "/dev/loop31" };
 	const char *const read_lines[] = {
 		"W:WARNING: ignoring metadata seqno 4 on /dev/loop31 for seqno 5 on /dev/loop30 for "
@@ -807,7 +807,7 @@ START_TEST(test_reappeared_pv_unused)
 	struct pf_vg *vg;
 	struct pf_aapolicy *p;
 
-	const struct pf_aapolicy_copy same[] = { { "/dev/loop30", 5 }, { "/dev/loop31", 5 } };
+	const struct pf_aamsg_copy same[] = { { "/dev/loop30", 5 }, { "/dev/loop31", 5 } };
 	const char *const devs[] = { "/dev/loop30", "/dev/loop31" };
 	const char *const lines[] = {
 		"W:WARNING: VG vga was previously updated while PV /dev/loop31 was missing.",
@@ -840,7 +840,7 @@ START_TEST(test_read_messages_seqnos)
 	struct pf_vg *vg = build(&two_pv_vg);
 	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_PVSCAN };
 	struct pf_aapolicy *p = decide(vg, &in);
-	const struct pf_aapolicy_copy rising[] = { { "/dev/a", 3 }, { "/dev/b", 5 }, { "/dev/c", 4 },
+	const struct pf_aamsg_copy rising[] = { { "/dev/a", 3 }, { "/dev/b", 5 }, { "/dev/c", 4 },
 						  { "/dev/d", 5 } };
 	const char *const devs[] = { "/dev/a", "/dev/b" };
 	const char *const rising_lines[] = {
@@ -939,12 +939,12 @@ START_TEST(test_list_empty_entries)
 		"P:Ignoring empty string in config file activation/auto_activation_volume_list.",
 		"P:Ignoring empty tag in config file activation/auto_activation_volume_list",
 	};
-	struct pf_aapolicy_msg m[PF_AAPOLICY_MSGS_MAX];
+	struct pf_aamsg m[PF_AAMSG_LINES_MAX];
 	int n;
 
 	check_lv_msgs(vg, &in, p, "a", a_lines);
 	/* d matches at the third entry: the fourth is never looked at */
-	n = pf_aapolicy_lv_messages(vg, &in, p, (unsigned)idx(vg, "d"), m, ARRAY_SIZE(m));
+	n = pf_aamsg_lv(vg, &in, p, (unsigned)idx(vg, "d"), m, ARRAY_SIZE(m));
 	ck_assert_int_ge(n, 3);
 	for (int k = 0; k < 3; k++)
 		ck_assert_str_eq(m[k].text, d_first[k] + 2);
@@ -1575,8 +1575,8 @@ START_TEST(test_bad_input)
 	/* Out-of-range LV indexes give no message lines. */
 	in.activation_mode = PF_AAPOLICY_MODE_DEGRADED;
 	p = decide(vg, &in);
-	ck_assert_int_eq(pf_aapolicy_lv_messages(vg, &in, p, 99, NULL, 0), 0);
-	ck_assert_int_eq(pf_aapolicy_lv_messages(vg, &in, p, 0, NULL, 0), 0);
+	ck_assert_int_eq(pf_aamsg_lv(vg, &in, p, 99, NULL, 0), 0);
+	ck_assert_int_eq(pf_aamsg_lv(vg, &in, p, 0, NULL, 0), 0);
 	pf_aapolicy_free(p);
 	pf_vg_free(vg);
 }
@@ -1603,7 +1603,7 @@ START_TEST(test_message_truncation)
 	char name[128], extra[512];
 	struct tlv lvs[1] = { { name, "RWV", NULL, NULL, NULL } };
 	struct tvg t = { .extra = extra, .lvs = lvs, .n_lvs = 1 };
-	struct pf_aapolicy_msg m[PF_AAPOLICY_MSGS_MAX];
+	struct pf_aamsg m[PF_AAMSG_LINES_MAX];
 	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_VGCHANGE_EVENT };
 	struct pf_vg *vg;
 	struct pf_aapolicy *p;
@@ -1615,15 +1615,15 @@ START_TEST(test_message_truncation)
 	vg = build(&t);
 	p = decide(vg, &in);
 	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_FOREIGN);
-	n = pf_aapolicy_vg_messages(vg, &in, p, m, 1); /* only room for one */
+	n = pf_aamsg_vg(vg, &in, p, m, 1); /* only room for one */
 	ck_assert_int_eq(n, 1);
-	ck_assert_uint_lt(strlen(m[0].text), PF_AAPOLICY_MSG_MAX);
+	ck_assert_uint_lt(strlen(m[0].text), PF_AAMSG_TEXT_MAX);
 	pf_aapolicy_free(p);
 	in.system_id = extra + 13; /* the same ID: the VG is ours */
 	extra[13 + 250] = '\0';
 	p = decide(vg, &in);
 	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_OK);
-	n = pf_aapolicy_lv_messages(vg, &in, p, 0, m, ARRAY_SIZE(m));
+	n = pf_aamsg_lv(vg, &in, p, 0, m, ARRAY_SIZE(m));
 	ck_assert_int_eq(n, 3);
 	ck_assert_ptr_nonnull(strstr(m[1].text, name));
 	pf_aapolicy_free(p);
