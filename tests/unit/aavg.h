@@ -54,6 +54,18 @@ extern const struct tvg aa_gate_vg;
 /* The same LVs in "vga" without the VG tag. */
 extern const struct tvg aa_two_pv_vg;
 
+/*
+ * lvm2's VG "vgseg" (tests/fixtures/segtypes plus additions): an LV of every kind and the
+ * sub-LVs of each, on pv0 and pv1.
+ */
+extern const struct tvg aa_kind_vg;
+
+/*
+ * "vga": a, an integrity LV ig and a raid1 rv over an integrity image, both with recalculate
+ * set (lvm2 must rewrite their metadata when it activates them).
+ */
+extern const struct tvg aa_integrity_vg;
+
 /* Import t; fails the test when lvm2's format would not take it. */
 struct pf_vg *aa_build(const struct tvg *t);
 /* pf_aapolicy_decide(), which must succeed and describe every LV. */
