@@ -411,8 +411,10 @@ static int decide_lv(struct pf_lvgraph *g, const struct pf_aapolicy_input *in,
 	return 0;
 }
 
-/* What vg_read makes of each PV; a MISSING flag on a present PV counts only while extents on
- * it are in use (compat). Also the top-level LVs already active. */
+/*
+ * What vg_read makes of each PV: a MISSING flag on a present PV counts only while extents on
+ * it are in use (compat). Also the top-level LVs already active.
+ */
 static void note_pvs_and_active(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
 				const struct pf_lvgraph *g, struct pf_aapolicy *p)
 {
