@@ -206,32 +206,32 @@ static void print_msgs(const struct pf_opts *o, const struct pf_activate_result 
 	int pid = (int)getpid();
 
 	for (size_t i = 0; i < res->n_msgs; i++) {
-		const struct pf_aapolicy_msg *m = &res->msgs[i];
+		const struct pf_aamsg *m = &res->msgs[i];
 		const char *pre = m->pvscan_prefix ? "pvscan[" : "";
 
 		switch (m->level) {
-		case PF_AAPOLICY_LOG_DEBUG:
+		case PF_AAMSG_DEBUG:
 			pf_debug("  %s%.0d%s%s", pre, m->pvscan_prefix ? pid : 0,
 				 m->pvscan_prefix ? "] " : "", m->text);
 			break;
-		case PF_AAPOLICY_LOG_VERBOSE:
+		case PF_AAMSG_VERBOSE:
 			pf_info("  %s%.0d%s%s", pre, m->pvscan_prefix ? pid : 0,
 				m->pvscan_prefix ? "] " : "", m->text);
 			break;
-		case PF_AAPOLICY_LOG_PRINT:
+		case PF_AAMSG_PRINT:
 			if (m->pvscan_prefix)
 				out(o, PVSCAN "%s", pid, m->text);
 			else
 				out(o, "%s", m->text);
 			break;
-		case PF_AAPOLICY_LOG_WARN:
-		case PF_AAPOLICY_LOG_ERROR:
+		case PF_AAMSG_WARN:
+		case PF_AAMSG_ERROR:
 			if (m->pvscan_prefix)
 				pf_err("  " PVSCAN "%s", pid, m->text);
 			else
 				pf_err("  %s", m->text);
 			break;
-		case _PF_AAPOLICY_LEVEL_MAX:
+		case _PF_AAMSG_LEVEL_MAX:
 			break;
 		}
 	}

@@ -2,8 +2,10 @@
 /*
  * Autoactivation policy: from one complete VG, the settings and what the caller knows about
  * devices and device-mapper, which LVs lvm2 2.03.16's event autoactivation (`pvscan --cache
- * -aay DEV` and `vgchange -aay --autoactivation event VG`) would activate, why every other LV is
- * left alone, and the messages lvm2 prints on the way. Pure: no I/O, no logging.
+ * -aay DEV` and `vgchange -aay --autoactivation event VG`) would activate and why every other LV
+ * is left alone: the VG gates, then each LV's gates on the LV graph (lvgraph.h). What each
+ * verdict means is kept in one table per verdict type; lvm2's lines are aamsg.h's. Pure: no
+ * I/O, no logging.
  */
 #ifndef PF_AAPOLICY_H
 #define PF_AAPOLICY_H
@@ -12,20 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "activate/aamsg.h"
+#include "activate/lvgraph.h"
 #include "base/macro.h"
 
 struct pf_vg;
 struct pf_vg_lv;
 struct pf_settings;
 
-/*
- * Caps: LVs decided (as the VG model's), LV-to-LV references in one VG, and steps spent
- * looking for active sub-LVs (only taken when a hidden LV is active; hostile sharing of one
- * big sub-tree by many LVs would otherwise cost LVs x references).
- */
-#define PF_AAPOLICY_LVS_MAX  1048576U
-#define PF_AAPOLICY_REFS_MAX (16U << 20)
-#define PF_AAPOLICY_WALK_MAX (64U << 20)
+/* LVs decided (as the graph's; its caps on references and walks apply too). */
+#define PF_AAPOLICY_LVS_MAX PF_LVGRAPH_LVS_MAX
 
 /* Which lvm2 command's order and messages to follow; they differ in a few gates. */
 enum pf_aapolicy_mode {
@@ -185,7 +183,26 @@ bool pf_aapolicy_list_matches(const struct pf_aapolicy_list *list,
 			      const struct pf_aapolicy_list *host_tags, const struct pf_vg *vg,
 			      const struct pf_vg_lv *lv) _nonnull_(1, 2, 3, 4);
 
-/* The verdicts for which lvm2 fails the command (pvscan adds "<vg>: autoactivation failed."). */
+/*
+ * Where pf_aapolicy_list_matches() stops: the index of the first matching entry of a set
+ * list, or list->n when none matches. lvm2 says it skips each empty entry met before it.
+ */
+size_t pf_aapolicy_list_first_match(const struct pf_aapolicy_list *list,
+				    const struct pf_aapolicy_list *host_tags,
+				    const struct pf_vg *vg, const struct pf_vg_lv *lv)
+	_nonnull_(1, 2, 3, 4);
+
+/* An entry lvm2 skips in a list: "" or a bare "@". */
+bool pf_aapolicy_list_entry_skipped(const char *entry) _pure_;
+
+/* lvm2's is_system_id_allowed(): may this host read the VG at all. */
+bool pf_aapolicy_system_id_allowed(const struct pf_aapolicy_input *in, const struct pf_vg *vg)
+	_nonnull_(1, 2) _pure_;
+
+/*
+ * The verdicts for which lvm2 fails the command (pvscan adds "<vg>: autoactivation failed."):
+ * pf_aapolicy_lv_verdict_info(v)->error.
+ */
 bool pf_aapolicy_lv_is_error(enum pf_aapolicy_lv_verdict v) _pure_;
 
 /*
@@ -196,58 +213,38 @@ bool pf_aapolicy_lv_is_error(enum pf_aapolicy_lv_verdict v) _pure_;
 void pf_aapolicy_input_from_settings(const struct pf_settings *s, enum pf_aapolicy_mode mode,
 				     struct pf_aapolicy_input *ret) _nonnull_(1, 3);
 
-/* ---- lvm2's messages ---- */
-
-enum pf_aapolicy_level {
-	PF_AAPOLICY_LOG_DEBUG,	 /* -vvvv (log_debug) */
-	PF_AAPOLICY_LOG_VERBOSE, /* -v (log_verbose) */
-	PF_AAPOLICY_LOG_PRINT,	 /* stdout (log_print) */
-	PF_AAPOLICY_LOG_WARN,	 /* stderr */
-	PF_AAPOLICY_LOG_ERROR,	 /* stderr */
-	_PF_AAPOLICY_LEVEL_MAX,
-};
-
-#define PF_AAPOLICY_MSG_MAX  512U /* two names and a system ID (128 each) fit */
-#define PF_AAPOLICY_MSGS_MAX 8U	  /* lines for one VG or one LV, at most */
-
-struct pf_aapolicy_msg {
-	enum pf_aapolicy_level level;
-	bool pvscan_prefix; /* lvm2 prefixes it with "pvscan[<pid>] " */
-	char text[PF_AAPOLICY_MSG_MAX];
-};
-
 /*
- * The lines lvm2 prints for the VG verdict before any LV, in order, into ret[0..n); returns
- * how many (at most PF_AAPOLICY_MSGS_MAX). Not included: vg_read's warnings about missing or
- * reappeared PVs (they name devices), pvscan's per-PV "ignore" lines (lib/pvscan.c), and the
- * lines after the LVs: "Activated %d logical volumes in volume group %s." (verbose, when
- * n_expected > 0), "%d logical volume(s) in volume group \"%s\" now active" (vgchange, when
- * the verdict is OK), "%s: autoactivation failed." (pvscan, error, prefixed, when an LV fails).
+ * How far lvm2 gets with an LV before its verdict stops it, in lvm2's order; lvm2's lines for
+ * the LV (aamsg.h) are those of every step reached.
  */
-int pf_aapolicy_vg_messages(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
-			    const struct pf_aapolicy *p, struct pf_aapolicy_msg *ret, size_t n)
-	_nonnull_(1, 2, 3);
-
-/* One metadata copy of the VG as lvm2's vg_read meets it: the device it is on, its seqno. */
-struct pf_aapolicy_copy {
-	const char *dev;
-	uint32_t seqno;
+enum pf_aapolicy_lv_stage {
+	PF_AAPOLICY_STAGE_NONE,	       /* not considered at all: no line */
+	PF_AAPOLICY_STAGE_SKIP,	       /* stopped before the auto_activation_volume_list check */
+	PF_AAPOLICY_STAGE_AUTO_LIST,   /* stopped by or right after that check */
+	PF_AAPOLICY_STAGE_REQUEST,     /* activation requested, stopped in lv_change_activate() */
+	PF_AAPOLICY_STAGE_ACTIVATE,    /* stopped in activate_lv() after "Activating ..." */
+	PF_AAPOLICY_STAGE_VOLUME_LIST, /* past the volume_list check (or stopped by it) */
 };
 
-/*
- * vg_read's warnings, printed before any gate: each copy that lost to a newer seqno, then
- * each PV flagged MISSING whose device is back. copies[0..n_copies) in the order lvm2 reads
- * them (its scan order); pv_dev[i] names the device of vg->pvs[i] (NULL: none). Writes at
- * most n lines (2 * n_copies + 2 * vg->n_pvs + 2 is always enough); returns how many.
- */
-int pf_aapolicy_read_messages(const struct pf_vg *vg, const struct pf_aapolicy *p,
-			      const struct pf_aapolicy_copy *copies, size_t n_copies,
-			      const char *const *pv_dev, struct pf_aapolicy_msg *ret, size_t n)
-	_nonnull_(1, 2, 5);
+/* What an LV verdict means: to the gates, to lvm2's lines and to a --dry-run reader. */
+struct pf_aapolicy_lv_verdict_info {
+	enum pf_aapolicy_lv_stage stage; /* >= REQUEST: counted in n_expected */
+	bool error;			 /* lvm2 fails the command */
+	enum pf_aamsg_level level;	 /* of line */
+	/*
+	 * lvm2's own line for the verdict, last of the LV's lines: a printf format whose %s are,
+	 * in order, the VG name, the LV name, the VG name again and the LV in the way (only
+	 * COMPONENT_ACTIVE names that one); NULL: none.
+	 */
+	const char *line;
+	const char *reason; /* why the LV is left alone (or "activated"), for --dry-run */
+};
 
-/* The lines lvm2 prints while deciding vg->lvs[i] (none for hidden LVs); returns how many. */
-int pf_aapolicy_lv_messages(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
-			    const struct pf_aapolicy *p, unsigned i, struct pf_aapolicy_msg *ret,
-			    size_t n) _nonnull_(1, 2, 3);
+/* The row for v; out of range: a row with no line and reason "?". */
+const struct pf_aapolicy_lv_verdict_info *
+pf_aapolicy_lv_verdict_info(enum pf_aapolicy_lv_verdict v) _pure_;
+
+/* Why the VG verdict stops the VG, for --dry-run ("" for OK, "?" out of range). */
+const char *pf_aapolicy_vg_verdict_reason(enum pf_aapolicy_vg_verdict v) _pure_;
 
 #endif /* PF_AAPOLICY_H */

@@ -10,56 +10,11 @@
 #include <unistd.h>
 
 #include "activate/vgactivate.h"
+#include "base/grow.h"
 #include "format/probe.h"
 #include "io/pvread.h"
 #include "config/settings.h"
 #include "format/vg.h"
-
-/* Why the policy left an LV alone, for --dry-run; lvm2's own lines are in the messages. */
-static const char *verdict_reason(enum pf_aapolicy_lv_verdict v)
-{
-	switch (v) {
-	case PF_AAPOLICY_LV_ACTIVATE: return "activated";
-	case PF_AAPOLICY_LV_NOT_REACHED: return "the VG is not activated";
-	case PF_AAPOLICY_LV_HIDDEN: return "not a top-level LV; comes up with the LV using it";
-	case PF_AAPOLICY_LV_SNAPSHOT: return "a snapshot; comes up with its origin";
-	case PF_AAPOLICY_LV_MIRROR_PART: return "a mirror image or log";
-	case PF_AAPOLICY_LV_VDO_POOL: return "a VDO pool";
-	case PF_AAPOLICY_LV_ACTIVATION_SKIP: return "activation skip flag set";
-	case PF_AAPOLICY_LV_NOT_IN_AUTO_LIST: return "not in auto_activation_volume_list";
-	case PF_AAPOLICY_LV_NOAUTOACTIVATE: return "autoactivation disabled for the LV";
-	case PF_AAPOLICY_LV_CACHE_POOL: return "an unattached cache pool";
-	case PF_AAPOLICY_LV_DUPLICATE_PVS: return "its PVs have duplicates";
-	case PF_AAPOLICY_LV_INTEGRITY_RECALC: return "integrity recalculation pending";
-	case PF_AAPOLICY_LV_COMPONENT_ACTIVE: return "a component LV is active on its own";
-	case PF_AAPOLICY_LV_NOT_IN_VOLUME_LIST: return "not in volume_list";
-	case PF_AAPOLICY_LV_PARTIAL: return "a PV it uses is missing";
-	case PF_AAPOLICY_LV_PARTIAL_RAID: return "raid with a PV missing";
-	case PF_AAPOLICY_LV_UNKNOWN_SEGMENT: return "a segment type lvm2 does not know";
-	case PF_AAPOLICY_LV_RAID_VISIBLE_SUBLVS: return "raid with visible sub-LVs";
-	case PF_AAPOLICY_LV_ALREADY_ACTIVE: return "already active";
-	case _PF_AAPOLICY_LV_VERDICT_MAX: break;
-	}
-	return "?";
-}
-
-static const char *vg_verdict_reason(enum pf_aapolicy_vg_verdict v)
-{
-	switch (v) {
-	case PF_AAPOLICY_VG_OK: return "";
-	case PF_AAPOLICY_VG_SHARED: return "shared VG";
-	case PF_AAPOLICY_VG_FOREIGN: return "foreign VG";
-	case PF_AAPOLICY_VG_EXPORTED: return "exported VG";
-	case PF_AAPOLICY_VG_INCOMPLETE: return "PVs missing";
-	case PF_AAPOLICY_VG_CLAIMED: return "claimed by another pvscan";
-	case PF_AAPOLICY_VG_CLUSTERED: return "clustered VG";
-	case PF_AAPOLICY_VG_READ_ONLY: return "read-only VG";
-	case PF_AAPOLICY_VG_MISSING_PVS: return "PVs flagged missing";
-	case PF_AAPOLICY_VG_NOAUTOACTIVATE: return "autoactivation disabled for the VG";
-	case _PF_AAPOLICY_VG_VERDICT_MAX: break;
-	}
-	return "?";
-}
 
 static void set_reason(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
 static void set_reason(char *buf, size_t size, const char *fmt, ...)
@@ -131,11 +86,11 @@ static int reread_vg(const char *vgname, const struct pf_activate_pv *pvs, size_
 static int add_lv(struct pf_activate_result *ret, const char *lv, enum pf_activate_lv_kind kind,
 		  struct pf_activate_lv **out)
 {
-	struct pf_activate_lv *n = realloc(ret->lvs, (ret->n_lvs + 1) * sizeof(*n));
+	struct pf_activate_lv *n;
+	int r = pf_grow(&ret->lvs, &ret->cap_lvs, ret->n_lvs + 1, PF_VG_LVS_MAX);
 
-	if (!n)
-		return -ENOMEM;
-	ret->lvs = n;
+	if (r < 0)
+		return r;
 	n = &ret->lvs[ret->n_lvs++];
 	memset(n, 0, sizeof(*n));
 	(void)snprintf(n->lv, sizeof(n->lv), "%s", lv);
@@ -144,29 +99,28 @@ static int add_lv(struct pf_activate_result *ret, const char *lv, enum pf_activa
 	return 0;
 }
 
-static int add_msgs(struct pf_activate_result *ret, const struct pf_aapolicy_msg *m, int n)
+static int add_msgs(struct pf_activate_result *ret, const struct pf_aamsg *m, int n)
 {
-	struct pf_aapolicy_msg *v;
+	int r;
 
 	if (n <= 0 || ret->n_msgs + (size_t)n > PF_ACTIVATE_MSGS_MAX)
 		return 0;
-	v = realloc(ret->msgs, (ret->n_msgs + (size_t)n) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	memcpy(v + ret->n_msgs, m, (size_t)n * sizeof(*m));
-	ret->msgs = v;
+	r = pf_grow(&ret->msgs, &ret->cap_msgs, ret->n_msgs + (size_t)n, PF_ACTIVATE_MSGS_MAX);
+	if (r < 0)
+		return r;
+	memcpy(ret->msgs + ret->n_msgs, m, (size_t)n * sizeof(*m));
 	ret->n_msgs += (size_t)n;
 	return 0;
 }
 
-static int add_line(struct pf_activate_result *ret, enum pf_aapolicy_level level, const char *fmt,
+static int add_line(struct pf_activate_result *ret, enum pf_aamsg_level level, const char *fmt,
 		    ...) _printf_(3, 4);
 
 /* One of lvm2's lines that the policy does not know (device-mapper's, with -v). */
-static int add_line(struct pf_activate_result *ret, enum pf_aapolicy_level level, const char *fmt,
+static int add_line(struct pf_activate_result *ret, enum pf_aamsg_level level, const char *fmt,
 		    ...)
 {
-	struct pf_aapolicy_msg m = { .level = level };
+	struct pf_aamsg m = { .level = level };
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -176,7 +130,7 @@ static int add_line(struct pf_activate_result *ret, enum pf_aapolicy_level level
 }
 
 /* Everything known about the VG once read again under the lock. */
-struct job {
+struct vg_job {
 	const struct pf_activate_opts *o;
 	const struct pf_activate_pv *pvs;
 	size_t n_pvs;
@@ -191,7 +145,7 @@ struct job {
 	struct pf_dm_table *tables; /* per vg->lvs[], built for the targets */
 };
 
-static void job_release(struct job *j)
+static void vg_job_release(struct vg_job *j)
 {
 	if (j->tables)
 		for (unsigned i = 0; j->vg && i < j->vg->n_lvs; i++)
@@ -207,7 +161,7 @@ static void job_release(struct job *j)
 }
 
 /* Which PVs of the metadata have their device, and where. */
-static int map_pvs(struct job *j)
+static int map_pvs(struct vg_job *j)
 {
 	const struct pf_vg *vg = j->vg;
 
@@ -231,7 +185,7 @@ static int map_pvs(struct job *j)
 }
 
 /* activation/read_only_volume_list: lvm2 loads matching LVs read-only. */
-static bool read_only_by_config(const struct job *j, const struct pf_vg_lv *lv)
+static bool read_only_by_config(const struct vg_job *j, const struct pf_vg_lv *lv)
 {
 	const struct pf_settings *st = j->o->settings;
 	struct pf_aapolicy_list list = { .set = st->read_only_volume_list.set,
@@ -244,13 +198,13 @@ static bool read_only_by_config(const struct job *j, const struct pf_vg_lv *lv)
 	return list.set && pf_aapolicy_list_matches(&list, &tags, j->vg, lv);
 }
 
-static bool lv_read_only(const struct job *j, const struct pf_vg_lv *lv)
+static bool lv_read_only(const struct vg_job *j, const struct pf_vg_lv *lv)
 {
 	return !(lv->status & PF_LV_WRITE) || read_only_by_config(j, lv);
 }
 
 /* What device-mapper has for each LV's UUID. Without device-mapper, a dry run sees nothing. */
-static int query_dm(struct job *j, struct pf_activate_result *ret)
+static int query_dm(struct vg_job *j, struct pf_activate_result *ret)
 {
 	const struct pf_vg *vg = j->vg;
 
@@ -281,13 +235,13 @@ static int query_dm(struct job *j, struct pf_activate_result *ret)
 }
 
 /* vg_read's warnings about the copies read again and PVs flagged MISSING, before the gates. */
-static int record_read(struct job *j, struct pf_activate_result *ret)
+static int record_read(struct vg_job *j, struct pf_activate_result *ret)
 {
 	const struct pf_vg *vg = j->vg;
-	_cleanup_free_ struct pf_aapolicy_copy *copies = calloc(j->n_pvs ? j->n_pvs : 1,
+	_cleanup_free_ struct pf_aamsg_copy *copies = calloc(j->n_pvs ? j->n_pvs : 1,
 								 sizeof(*copies));
 	size_t n_copies = 0, cap = 2 * j->n_pvs + 2 * (size_t)vg->n_pvs + 2;
-	_cleanup_free_ struct pf_aapolicy_msg *m = calloc(cap, sizeof(*m));
+	_cleanup_free_ struct pf_aamsg *m = calloc(cap, sizeof(*m));
 
 	if (!copies || !m)
 		return -ENOMEM;
@@ -295,25 +249,25 @@ static int record_read(struct job *j, struct pf_activate_result *ret)
 		const struct pf_vg *c = j->rr.ok[i] ? pf_probe_vg(&j->rr.probes[i]) : NULL;
 
 		if (c && strcmp(c->name, vg->name) == 0)
-			copies[n_copies++] = (struct pf_aapolicy_copy){ .dev = j->pvs[i].path,
+			copies[n_copies++] = (struct pf_aamsg_copy){ .dev = j->pvs[i].path,
 									 .seqno = c->seqno };
 	}
 	return add_msgs(ret, m,
-			pf_aapolicy_read_messages(vg, j->policy, copies, n_copies, j->pvpath, m, cap));
+			pf_aamsg_read(vg, j->policy, copies, n_copies, j->pvpath, m, cap));
 }
 
-static int record_policy(struct job *j, struct pf_activate_result *ret,
+static int record_policy(struct vg_job *j, struct pf_activate_result *ret,
 			 const struct pf_aapolicy_input *in)
 {
-	struct pf_aapolicy_msg m[PF_AAPOLICY_MSGS_MAX];
+	struct pf_aamsg m[PF_AAMSG_LINES_MAX];
 	int r;
 
 	r = record_read(j, ret);
 	if (r == 0)
-		r = add_msgs(ret, m, pf_aapolicy_vg_messages(j->vg, in, j->policy, m, ARRAY_SIZE(m)));
+		r = add_msgs(ret, m, pf_aamsg_vg(j->vg, in, j->policy, m, ARRAY_SIZE(m)));
 	for (unsigned l = 0; l < j->vg->n_lvs && r == 0; l++)
 		r = add_msgs(ret, m,
-			     pf_aapolicy_lv_messages(j->vg, in, j->policy, l, m, ARRAY_SIZE(m)));
+			     pf_aamsg_lv(j->vg, in, j->policy, l, m, ARRAY_SIZE(m)));
 	return r;
 }
 
@@ -329,7 +283,7 @@ bool pf_activate_dup_pvs(const struct pf_activate_opts *o, const struct pf_vg *v
 }
 
 /* Build every target's table; anything not native, or not loadable now, goes to lvm2. */
-static int plan(struct job *j, struct pf_activate_result *ret)
+static int plan(struct vg_job *j, struct pf_activate_result *ret)
 {
 	const struct pf_vg *vg = j->vg;
 	struct pf_dm_pvmap map = { .n = vg->n_pvs, .pvs = j->pvdev };
@@ -387,7 +341,7 @@ static int plan(struct job *j, struct pf_activate_result *ret)
 }
 
 /* Load what was planned (or, dry run, say what would be), and note every LV's fate. */
-static int carry_out(struct job *j, struct pf_dm_batch *b, struct pf_activate_result *ret)
+static int carry_out(struct vg_job *j, struct pf_dm_batch *b, struct pf_activate_result *ret)
 {
 	const struct pf_vg *vg = j->vg;
 	unsigned loaded = 0;
@@ -411,7 +365,7 @@ static int carry_out(struct job *j, struct pf_dm_batch *b, struct pf_activate_re
 			if (r < 0)
 				return r;
 			(void)snprintf(out->reason, sizeof(out->reason), "%s",
-				       verdict_reason(pl->verdict));
+				       pf_aapolicy_lv_verdict_info(pl->verdict)->reason);
 			continue;
 		}
 		t = &j->tables[pl->target];
@@ -432,12 +386,12 @@ static int carry_out(struct job *j, struct pf_dm_batch *b, struct pf_activate_re
 			pv_ra = 0; /* lvm2 too goes on without it */
 		r = pf_dm_activate(b, t, pv_ra, &why, &major, &minor);
 		if (r == 0)
-			r = add_line(ret, PF_AAPOLICY_LOG_VERBOSE, "Creating %s", t->name);
+			r = add_line(ret, PF_AAMSG_VERBOSE, "Creating %s", t->name);
 		if (r == 0)
-			r = add_line(ret, PF_AAPOLICY_LOG_VERBOSE, "Loading table for %s (%u:%u).",
+			r = add_line(ret, PF_AAMSG_VERBOSE, "Loading table for %s (%u:%u).",
 				     t->name, major, minor);
 		if (r == 0)
-			r = add_line(ret, PF_AAPOLICY_LOG_VERBOSE, "Resuming %s (%u:%u).", t->name,
+			r = add_line(ret, PF_AAMSG_VERBOSE, "Resuming %s (%u:%u).", t->name,
 				     major, minor);
 		if (r == -ENOMEM)
 			return r;
@@ -452,7 +406,7 @@ static int carry_out(struct job *j, struct pf_dm_batch *b, struct pf_activate_re
 	}
 	ret->n_now_active = j->policy->n_active + loaded;
 	if (j->policy->n_expected && !j->o->dry_run)
-		return add_line(ret, PF_AAPOLICY_LOG_VERBOSE,
+		return add_line(ret, PF_AAMSG_VERBOSE,
 				"Activated %u logical volumes in volume group %s.",
 				j->policy->n_expected, vg->name);
 	return 0;
@@ -462,7 +416,7 @@ int pf_activate_vg(const struct pf_activate_opts *o, const char *vgname,
 		   const struct pf_activate_pv *pvs, size_t n_pvs, struct pf_dm_batch *b,
 		   struct pf_activate_result *ret)
 {
-	struct job j = { .o = o, .pvs = pvs, .n_pvs = n_pvs };
+	struct vg_job j = { .o = o, .pvs = pvs, .n_pvs = n_pvs };
 	struct pf_aapolicy_input in;
 	int r;
 
@@ -515,7 +469,7 @@ int pf_activate_vg(const struct pf_activate_opts *o, const char *vgname,
 		ret->outcome = j.policy->failed ? PF_ACTIVATE_FAILED : PF_ACTIVATE_DONE;
 		ret->vg_failed = j.policy->failed;
 		set_reason(ret->reason, sizeof(ret->reason), "%s",
-			   vg_verdict_reason(j.policy->verdict));
+			   pf_aapolicy_vg_verdict_reason(j.policy->verdict));
 		goto out;
 	}
 	ret->say_now_active = true;
@@ -535,7 +489,7 @@ int pf_activate_vg(const struct pf_activate_opts *o, const char *vgname,
 	if (r == 0 && ret->outcome == PF_ACTIVATE_DONE && j.policy->failed)
 		ret->outcome = PF_ACTIVATE_FAILED; /* an LV lvm2 refuses: it fails the VG too */
 out:
-	job_release(&j);
+	vg_job_release(&j);
 	/* Only a VG whose devices we made keeps its lock, until the batch's udev wait. */
 	if (ret->outcome != PF_ACTIVATE_DONE || r < 0)
 		pf_lvmlock_release(&ret->lock);
@@ -556,7 +510,9 @@ void pf_activate_result_release(struct pf_activate_result *r)
 	free(r->msgs);
 	r->msgs = NULL;
 	r->n_msgs = 0;
+	r->cap_msgs = 0;
 	pf_lvmlock_release(&r->lock);
 	r->lvs = NULL;
 	r->n_lvs = 0;
+	r->cap_lvs = 0;
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "activate/aamsg.h"
 #include "activate/aapolicy.h"
 #include "activate/dm.h"
 #include "activate/dmtable.h"
@@ -73,11 +74,11 @@ struct pf_activate_result {
 	char reason[256];
 	unsigned n_now_active; /* top-level LVs active afterwards ("N logical volume(s) ...") */
 	bool say_now_active;   /* lvm2 prints that line for this outcome */
-	size_t n_lvs;
+	size_t n_lvs, cap_lvs;
 	struct pf_activate_lv *lvs; /* every LV with a verdict worth telling, in VG order */
 	bool vg_failed;	       /* FAILED at the VG's gates: lvm2's lines say all there is */
-	size_t n_msgs;
-	struct pf_aapolicy_msg *msgs; /* lvm2's lines for the VG, in order */
+	size_t n_msgs, cap_msgs;
+	struct pf_aamsg *msgs; /* lvm2's lines for the VG, in order */
 	struct pf_lvmlock lock; /* held after DONE until the caller's batch waited for udev */
 };
 

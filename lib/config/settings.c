@@ -1384,7 +1384,7 @@ static int get_volume_list(struct loader *ld, const char *key, struct pf_setting
 
 		if (v->type == PF_CFG_EMPTY_ARRAY)
 			break;
-		/* empty ones are kept: lvm2 says so each time it checks an LV (aapolicy.c) */
+		/* empty ones are kept: lvm2 says so each time it checks an LV (aamsg.c) */
 		if (v->type != PF_CFG_STRING)
 			r = warn(ld, e, true, "ignoring invalid string in activation/%s", key);
 		else

@@ -512,7 +512,7 @@ scenario quick-sysid-lvmlocal "vgh-h1" "$dev_f" "$dev_h"
 # B: system IDs, both VGs at once.
 B="$dev_f $dev_h"
 # Several devices at once: lvm2 reads the VGs through process_each_vg, whose errors differ
-# from the one-device path's (pvscan-fast follows: lib/aapolicy.c read_failed()).
+# from the one-device path's (pvscan-fast follows: lib/activate/aamsg.c read_failed()).
 conf
 scenario sysid-none "" "$B"
 conf 'global {
