@@ -105,8 +105,6 @@ static void assert_defaults(const struct pf_settings *s)
 	ck_assert_int_eq(s->pv_min_size_kib, 2048);
 	ck_assert_str_eq(s->multipath_wwids_file, "/etc/multipath/wwids");
 	ck_assert_str_eq(s->hints, "all");
-	ck_assert_str_eq(s->system_id_source, "none");
-	ck_assert_ptr_null(s->local_system_id);
 	ck_assert_ptr_null(s->system_id_file);
 	ck_assert_str_eq(s->etc, "/etc");
 	ck_assert_ptr_null(s->system_id);
@@ -127,6 +125,7 @@ START_TEST(test_defaults)
 	/* No lvm.conf at all, then an empty one, then a comment-only one. */
 	load_ok(NULL, &s);
 	assert_defaults(&s);
+	ck_assert_ptr_null(s.system_id_source); /* no system ID hook: left to it */
 	pf_settings_release(&s);
 	put("lvm.conf", "");
 	load_ok(NULL, &s);
@@ -135,6 +134,8 @@ START_TEST(test_defaults)
 	put("lvm.conf", "# nothing\nconfig {\n\tchecks = 1\n}\n");
 	ck_assert_int_eq(pf_settings_load(dir, NULL, 0, &s, &d), 0);
 	assert_defaults(&s);
+	ck_assert_str_eq(s.system_id_source, "none");
+	ck_assert_ptr_null(s.local_system_id);
 	pf_settings_release(&s);
 	/* A directory that does not exist is a system without lvm.conf. */
 	{
@@ -229,8 +230,6 @@ START_TEST(test_merge_files)
 	ASSERT_STRV(&s.auto_activation_volume_list, "vgB");
 	ck_assert(s.hosttags);
 	ASSERT_STRV(&s.host_tags, "vm", "t2", "t3", "t9");
-	ck_assert_str_eq(s.local_system_id, "foo");
-	ck_assert(has_warning(&s, "should global/system_id_source be \"lvmlocal\""));
 	/* Where the filter came from: lvmlocal.conf, line 2. */
 	ck_assert(strstr(s.filter.origin.file, "lvmlocal.conf"));
 	ck_assert_uint_eq(s.filter.origin.line, 2);
@@ -513,143 +512,6 @@ START_TEST(test_tags)
 }
 END_TEST
 
-/* lvm2's sanitising (lvm systemid agrees on each). */
-START_TEST(test_system_id_string)
-{
-	static const struct {
-		const char *in, *out;
-	} t[] = {
-		{ "..-a b+c/d", "ab+cd" },
-		{ " \t my host!", "myhost" },
-		{ "Host_1.example-x", "Host_1.example-x" },
-		{ "localhost.x", NULL },
-		{ "---", NULL },
-		{ "", "" },
-	};
-	char long_in[300], *id;
-	const char *why;
-
-	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
-		id = pf_settings_system_id_from_string(t[i].in, &why);
-		if (t[i].out) {
-			ck_assert_ptr_nonnull(id);
-			ck_assert_str_eq(id, t[i].out);
-		} else {
-			ck_assert_ptr_null(id);
-			ck_assert_ptr_nonnull(why);
-		}
-		free(id);
-	}
-	/* At most 128 characters are kept (the reference's 127 is one short). */
-	memset(long_in, 'a', sizeof(long_in) - 1);
-	long_in[sizeof(long_in) - 1] = '\0';
-	id = pf_settings_system_id_from_string(long_in, &why);
-	ck_assert_uint_eq(strlen(id), 128);
-	free(id);
-}
-END_TEST
-
-/* global/system_id_source, with what "lvm systemid" printed for the same settings. */
-START_TEST(test_system_id_sources)
-{
-	static const struct {
-		const char *cfg;
-		const char *id; /* NULL: no system ID */
-		bool unknown;
-	} t[] = {
-		{ "global/system_id_source=\"none\"", NULL, false },
-		{ "global/system_id_source=\"NONE\"", NULL, true },
-		{ "global/system_id_source=\"UNAME\"", "vm", false },
-		{ "global/system_id_source=\"lvmlocal\" local/system_id=\"..-a b+c/d\"", "ab+cd",
-		  false },
-		{ "global/system_id_source=\"lvmlocal\" local/system_id=\"\"", NULL, true },
-		{ "global/system_id_source=\"lvmlocal\" local/system_id=\"localhostfoo\"", NULL,
-		  true },
-		{ "global/system_id_source=\"lvmlocal\"", NULL, true },
-		{ "global/system_id_source=\"file\"", NULL, true },
-		{ "global/system_id_source=\"bogus\"", NULL, true },
-		{ "global/system_id_source=\"\"", NULL, false }, /* "" is ignored: "none" */
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
-		struct pf_settings s;
-
-		load_ok(t[i].cfg, &s);
-		if (t[i].id) {
-			ck_assert_ptr_nonnull(s.system_id);
-			ck_assert_str_eq(s.system_id, t[i].id);
-		} else {
-			ck_assert_msg(!s.system_id, "%s: %s", t[i].cfg, s.system_id);
-		}
-		ck_assert_msg(s.system_id_unknown == t[i].unknown, "%s", t[i].cfg);
-		pf_settings_release(&s);
-	}
-}
-END_TEST
-
-static void load_source(const char *source, struct pf_settings *s)
-{
-	char cfg[256];
-
-	(void)snprintf(cfg, sizeof(cfg),
-		       "global/system_id_source=\"%s\" global/etc=\"%s\" "
-		       "global/system_id_file=\"%s/sid\"",
-		       source, dir, dir);
-	load_ok(cfg, s);
-}
-
-START_TEST(test_system_id_files)
-{
-	static const struct {
-		const char *machine_id, *app_id;
-	} m[] = {
-		/* "lvm systemid" with this /etc/machine-id bind-mounted, source appmachineid */
-		{ "3d1219c7c4c5404aaa1f6d2a48adfda4", "8904c2aa8c6a4e68973b69d39b56789b" },
-		{ "3D1219C7C4C5404AAA1F6D2A48ADFDA4\n", "8904c2aa8c6a4e68973b69d39b56789b" },
-		{ "3d1219c7c4c5404aaa1f6d2a48adfda4\n\n", "00000000000000000000000000000000" },
-		{ "", "00000000000000000000000000000000" },
-		{ "uninitialized\n", "00000000000000000000000000000000" },
-		{ "00000000000000000000000000000000\n", "00000000000000000000000000000000" },
-		{ "3d1219c7-c4c5-404a-aa1f-6d2a48adfda4\n", "00000000000000000000000000000000" },
-	};
-	struct pf_settings s;
-
-	/* First line that is not blank or a comment; "localhost" lines are skipped. */
-	put("sid", "# c\n   \n  localhost.x\n \t my host!#x\nsecond\n");
-	load_source("file", &s);
-	ck_assert_str_eq(s.system_id, "myhost");
-	ck_assert(has_warning(&s, "extra line"));
-	pf_settings_release(&s);
-
-	put("machine-id", "3d1219c7c4c5404aaa1f6d2a48adfda4\n");
-	load_source("machineid", &s);
-	ck_assert_str_eq(s.system_id, "3d1219c7c4c5404aaa1f6d2a48adfda4");
-	pf_settings_release(&s);
-	load_source("machine-id", &s);
-	ck_assert_str_eq(s.system_id, "3d1219c7c4c5404aaa1f6d2a48adfda4");
-	pf_settings_release(&s);
-
-	for (size_t i = 0; i < ARRAY_SIZE(m); i++) {
-		put("machine-id", m[i].machine_id);
-		load_source("appmachineid", &s);
-		ck_assert_str_eq(s.system_id, m[i].app_id);
-		pf_settings_release(&s);
-	}
-
-	{
-		char path[128];
-
-		(void)snprintf(path, sizeof(path), "%s/sid", dir);
-		ck_assert_int_eq(unlink(path), 0);
-	}
-	load_source("file", &s);
-	ck_assert_ptr_null(s.system_id);
-	ck_assert(s.system_id_unknown);
-	ck_assert(has_warning(&s, "cannot open"));
-	pf_settings_release(&s);
-}
-END_TEST
-
 START_TEST(test_caps_and_io)
 {
 	char path[128];
@@ -852,9 +714,6 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_filters);
 	tcase_add_test(tc, test_volume_lists);
 	tcase_add_test(tc, test_tags);
-	tcase_add_test(tc, test_system_id_string);
-	tcase_add_test(tc, test_system_id_sources);
-	tcase_add_test(tc, test_system_id_files);
 	tcase_add_test(tc, test_caps_and_io);
 	suite_add_tcase(s, tc);
 
