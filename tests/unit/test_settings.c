@@ -15,63 +15,17 @@
 
 #include "device/filter.h"
 #include "config/settings.h"
+#include "confdir.h"
 #include "unit.h"
 
-static char dir[64];
-
-static void setup(void)
-{
-	strcpy(dir, "/tmp/pf-settings-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	(void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static void put(const char *name, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	(void)snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fputs(text, f) >= 0, 1);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-/* Load with host name "vm" (as on the machine the lvm2 checks ran on) and --config. */
 static int load_cfg(const char *config, bool strict, struct pf_settings *s, struct pf_diag *d)
 {
-	const struct pf_settings_opts o = { .etc = dir,
-					    .config = &config,
-					    .n_config = config ? 1 : 0,
-					    .hostname = "vm",
-					    .strict = strict };
-
-	memset(d, 0, sizeof(*d));
-	return pf_settings_load_opts(&o, s, d);
+	return conf_load(config, strict, NULL, s, d);
 }
 
 static void load_ok(const char *config, struct pf_settings *s)
 {
-	struct pf_diag d;
-
-	ck_assert_msg(load_cfg(config, false, s, &d) == 0, "%s (line %u col %u)", d.msg, d.line,
-		      d.col);
-}
-
-static bool has_warning(const struct pf_settings *s, const char *text)
-{
-	for (size_t i = 0; i < s->n_warnings; i++)
-		if (strstr(s->warnings[i].msg, text))
-			return true;
-	return false;
+	conf_load_ok(config, NULL, s);
 }
 
 static void assert_strv(const struct pf_settings_strv *v, const char *const *want, size_t n)
@@ -127,12 +81,12 @@ START_TEST(test_defaults)
 	assert_defaults(&s);
 	ck_assert_ptr_null(s.system_id_source); /* no system ID hook: left to it */
 	pf_settings_release(&s);
-	put("lvm.conf", "");
+	conf_put("lvm.conf", "");
 	load_ok(NULL, &s);
 	assert_defaults(&s);
 	pf_settings_release(&s);
-	put("lvm.conf", "# nothing\nconfig {\n\tchecks = 1\n}\n");
-	ck_assert_int_eq(pf_settings_load(dir, NULL, 0, &s, &d), 0);
+	conf_put("lvm.conf", "# nothing\nconfig {\n\tchecks = 1\n}\n");
+	ck_assert_int_eq(pf_settings_load(conf_dir, NULL, 0, &s, &d), 0);
 	assert_defaults(&s);
 	ck_assert_str_eq(s.system_id_source, "none");
 	ck_assert_ptr_null(s.local_system_id);
@@ -166,13 +120,13 @@ START_TEST(test_syntax_errors)
 		struct pf_settings s = { .n_warnings = 42 };
 		struct pf_diag d;
 
-		put(t[i].file, t[i].text);
+		conf_put(t[i].file, t[i].text);
 		ck_assert_int_eq(load_cfg(t[i].config, false, &s, &d), -EBADMSG);
 		ck_assert_msg(strstr(d.msg, t[i].msg), "case %zu: %s", i, d.msg);
 		ck_assert_msg(d.line == t[i].line && d.col == t[i].col, "case %zu: %u:%u", i,
 			      d.line, d.col);
 		ck_assert_uint_eq(s.n_warnings, 42); /* untouched */
-		put(t[i].file, "");
+		conf_put(t[i].file, "");
 	}
 }
 END_TEST
@@ -182,7 +136,7 @@ START_TEST(test_merge_files)
 {
 	struct pf_settings s;
 
-	put("lvm.conf", "devices {\n"
+	conf_put("lvm.conf", "devices {\n"
 			"	filter = [ \"a|one|\" ]\n"
 			"	global_filter = [ \"a|g1|\" ]\n"
 			"	scan_lvs = 1\n"
@@ -198,7 +152,7 @@ START_TEST(test_merge_files)
 			"	auto_activation_volume_list = [ \"vgA\" ] }\n"
 			"tags { hosttags = 1 t1 { host_list = [ \"other\" ] } t2 { }\n"
 			"       \"@t3\" { host_list = [ \"vm\", \"x\" ] } }\n");
-	put("lvmlocal.conf", "devices {\n"
+	conf_put("lvmlocal.conf", "devices {\n"
 			     "	filter = [ \"a|local|\" ]\n"
 			     "	global_filter = [ \"a|glocal|\" ]\n"
 			     "	types = [ \"xd\", 8 ]\n"
@@ -207,11 +161,11 @@ START_TEST(test_merge_files)
 			     "local { system_id = \"foo\" }\n"
 			     "activation { volume_list = [ \"vg2\" ]\n"
 			     "	auto_activation_volume_list = [ \"vgB\" ] }\n");
-	put("lvm_vm.conf", "activation { volume_list = [ \"@vmtag\" ] }\n"
+	conf_put("lvm_vm.conf", "activation { volume_list = [ \"@vmtag\" ] }\n"
 			   "devices { tags = [ \"@t2\" ] hints = \"none\" }\n"
 			   "tags { t9 {} }\n");
-	put("lvm_t9.conf", "devices { md_component_checks = \"full\" }\n");
-	put("lvm_t1.conf", "devices { scan_lvs = 1 }\n"); /* t1 is not ours: never read */
+	conf_put("lvm_t9.conf", "devices { md_component_checks = \"full\" }\n");
+	conf_put("lvm_t1.conf", "devices { scan_lvs = 1 }\n"); /* t1 is not ours: never read */
 	load_ok(NULL, &s);
 	ck_assert(s.event_activation);
 	ASSERT_STRV(&s.global_filter, "a|glocal|");
@@ -236,7 +190,7 @@ START_TEST(test_merge_files)
 	pf_settings_release(&s);
 
 	/* A section whose tags do not match the host's is left out whole. */
-	put("lvm_vm.conf", "devices { tags = [ \"@nomatch\" ] hints = \"none\" }\n");
+	conf_put("lvm_vm.conf", "devices { tags = [ \"@nomatch\" ] hints = \"none\" }\n");
 	load_ok(NULL, &s);
 	ck_assert_str_eq(s.hints, "all");
 	ASSERT_STRV(&s.host_tags, "vm", "t2", "t3");
@@ -248,12 +202,12 @@ END_TEST
 START_TEST(test_config_override)
 {
 	const char *two[] = { "devices/scan_lvs=1 devices/hints=\"none\"", "devices/scan_lvs=0" };
-	const struct pf_settings_opts o = { .etc = dir, .config = two, .n_config = 2 };
+	const struct pf_settings_opts o = { .etc = conf_dir, .config = two, .n_config = 2 };
 	struct pf_settings s;
 	struct pf_diag d;
 
-	put("lvm.conf", "devices { filter = [ \"a|one|\" ] scan_lvs = 1 }\n");
-	put("lvmlocal.conf", "devices { filter = [ \"a|local|\" ] }\n");
+	conf_put("lvm.conf", "devices { filter = [ \"a|one|\" ] scan_lvs = 1 }\n");
+	conf_put("lvmlocal.conf", "devices { filter = [ \"a|local|\" ] }\n");
 	load_ok("devices/filter=[\"a|cmd|\"] devices { scan_lvs=0 } global/event_activation=\"no\"",
 		&s);
 	ASSERT_STRV(&s.filter, "a|cmd|");
@@ -268,7 +222,7 @@ START_TEST(test_config_override)
 	/* A value of the wrong type in --config still hides the files' value, as in lvm2. */
 	load_ok("devices/scan_lvs=\"maybe\"", &s);
 	ck_assert(!s.scan_lvs);
-	ck_assert(has_warning(&s, "--config: devices/scan_lvs invalid"));
+	ck_assert(conf_has_warning(&s, "--config: devices/scan_lvs invalid"));
 	pf_settings_release(&s);
 }
 END_TEST
@@ -329,7 +283,7 @@ START_TEST(test_value_rules)
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		load_ok(t[i].cfg, &s);
 		if (t[i].warning)
-			ck_assert_msg(has_warning(&s, t[i].warning), "%s: %s", t[i].cfg,
+			ck_assert_msg(conf_has_warning(&s, t[i].warning), "%s: %s", t[i].cfg,
 				      s.n_warnings ? s.warnings[0].msg : "no warning");
 		else
 			ck_assert_msg(s.n_warnings == 0, "%s: %s", t[i].cfg, s.warnings[0].msg);
@@ -384,7 +338,7 @@ START_TEST(test_refused)
 	load_ok("devices/use_devicesfile=1 devices/devicesfile=\"test.devices\"", &s);
 	ck_assert(s.use_devicesfile);
 	ck_assert(strstr(s.devicesfile_path, "/devices/test.devices"));
-	ck_assert(!strncmp(s.devicesfile_path, dir, strlen(dir)));
+	ck_assert(!strncmp(s.devicesfile_path, conf_dir, strlen(conf_dir)));
 	pf_settings_release(&s);
 }
 END_TEST
@@ -395,7 +349,7 @@ START_TEST(test_filters)
 	struct pf_settings s;
 	struct pf_diag d;
 
-	put("lvm.conf", "devices {\n"
+	conf_put("lvm.conf", "devices {\n"
 			"  global_filter = \"r|loop9|\"\n" /* a single string is a list of one */
 			"  filter = [ \"a|sd|\",\n \"r|.*|\" ]\n"
 			"}\n");
@@ -411,7 +365,7 @@ START_TEST(test_filters)
 	pf_filter_free(f);
 	pf_settings_release(&s);
 
-	put("lvm.conf", "devices {\n\n  filter = [ \"a|sd|\", \"r|(|\" ]\n}\n");
+	conf_put("lvm.conf", "devices {\n\n  filter = [ \"a|sd|\", \"r|(|\" ]\n}\n");
 	load_ok(NULL, &s);
 	g = f = NULL;
 	ck_assert_int_eq(pf_settings_compile_filters(&s, &g, &f, &d), -EINVAL);
@@ -423,7 +377,7 @@ START_TEST(test_filters)
 	pf_settings_release(&s);
 
 	/* Not configured: no filter objects at all. */
-	put("lvm.conf", "");
+	conf_put("lvm.conf", "");
 	load_ok(NULL, &s);
 	ck_assert_int_eq(pf_settings_compile_filters(&s, &g, &f, &d), 0);
 	ck_assert_ptr_null(g);
@@ -450,14 +404,14 @@ START_TEST(test_volume_lists)
 	pf_settings_release(&s);
 
 	/* lvmlocal.conf's "[]" goes first in the merged list: lvm2 then matches nothing. */
-	put("lvm.conf", "activation { volume_list = [ \"vg1\" ] }\n");
-	put("lvmlocal.conf", "activation { volume_list = [] }\n");
+	conf_put("lvm.conf", "activation { volume_list = [ \"vg1\" ] }\n");
+	conf_put("lvmlocal.conf", "activation { volume_list = [] }\n");
 	load_ok(NULL, &s);
 	ck_assert(s.volume_list.set);
 	ck_assert_uint_eq(s.volume_list.n, 0);
 	pf_settings_release(&s);
-	put("lvm.conf", "activation { volume_list = [] }\n");
-	put("lvmlocal.conf", "activation { volume_list = [ \"vg1\" ] }\n");
+	conf_put("lvm.conf", "activation { volume_list = [] }\n");
+	conf_put("lvmlocal.conf", "activation { volume_list = [ \"vg1\" ] }\n");
 	load_ok(NULL, &s);
 	ASSERT_STRV(&s.volume_list, "vg1");
 	pf_settings_release(&s);
@@ -490,7 +444,7 @@ START_TEST(test_tags)
 		struct pf_diag d;
 		char got[128] = "";
 
-		put("lvm.conf", t[i].conf);
+		conf_put("lvm.conf", t[i].conf);
 		ck_assert_msg(load_cfg(NULL, false, &s, &d) == t[i].r, "%s: %s", t[i].conf, d.msg);
 		if (t[i].r < 0)
 			continue;
@@ -501,7 +455,7 @@ START_TEST(test_tags)
 		pf_settings_release(&s);
 	}
 	/* Tags from --config count for nothing, as in lvm2. */
-	put("lvm.conf", "");
+	conf_put("lvm.conf", "");
 	{
 		struct pf_settings s;
 
@@ -521,7 +475,7 @@ START_TEST(test_caps_and_io)
 	int fd;
 
 	/* lvm.conf that is a directory cannot be read. */
-	(void)snprintf(path, sizeof(path), "%s/lvm.conf", dir);
+	(void)snprintf(path, sizeof(path), "%s/lvm.conf", conf_dir);
 	ck_assert_int_eq(mkdir(path, 0700), 0);
 	ck_assert_int_eq(load_cfg(NULL, false, &s, &d), -EISDIR);
 	ck_assert(strstr(d.msg, "lvm.conf: cannot read"));
@@ -572,12 +526,13 @@ static int event_activation(const char *config, bool *ret)
 	bool v = true;
 	int r;
 
-	r = pf_settings_event_activation(dir, &config, config ? 1 : 0, &v);
+	r = pf_settings_event_activation(conf_dir, &config, config ? 1 : 0, &v);
 	if (r < 0) {
 		bool w = false;
 
 		ck_assert(v);
-		ck_assert_int_eq(pf_settings_event_activation(dir, &config, config ? 1 : 0, &w), r);
+		ck_assert_int_eq(
+			pf_settings_event_activation(conf_dir, &config, config ? 1 : 0, &w), r);
 		ck_assert(!w);
 		return r;
 	}
@@ -597,10 +552,10 @@ START_TEST(test_ea_default)
 {
 	/* no file at all */
 	ck_assert(ea(NULL));
-	put("lvm.conf", "");
-	put("lvmlocal.conf", "");
+	conf_put("lvm.conf", "");
+	conf_put("lvmlocal.conf", "");
 	ck_assert(ea(NULL));
-	put("lvm.conf", "devices { scan_lvs = 0 }\n");
+	conf_put("lvm.conf", "devices { scan_lvs = 0 }\n");
 	ck_assert(ea("devices/scan_lvs=0"));
 }
 END_TEST
@@ -611,15 +566,16 @@ START_TEST(test_ea_comment_not_parsed)
 	struct pf_diag d;
 
 	/* Broken past a comment naming the key: the cheap look does not parse it at all. */
-	put("lvm.conf", "# event_activation = 0\n  #event_activation=0\ndevices { scan_lvs = \n");
+	conf_put("lvm.conf",
+		 "# event_activation = 0\n  #event_activation=0\ndevices { scan_lvs = \n");
 	ck_assert_int_eq(load_cfg(NULL, false, &s, &d), -EBADMSG);
 	ck_assert(ea(NULL));
-	put("lvm.conf", "# global { event_activation = 0 }\n");
-	put("lvmlocal.conf", "local {\n\t# event_activation = 0\n}\n");
+	conf_put("lvm.conf", "# global { event_activation = 0 }\n");
+	conf_put("lvmlocal.conf", "local {\n\t# event_activation = 0\n}\n");
 	ck_assert(ea(NULL));
 	ck_assert(ea("# global/event_activation=0"));
 	/* the word elsewhere in a comment after a value (lvmconfig: 1) */
-	put("lvm.conf", "global { system_id_file = \"/x\" } # event_activation = 0\n");
+	conf_put("lvm.conf", "global { system_id_file = \"/x\" } # event_activation = 0\n");
 	ck_assert(ea(NULL));
 }
 END_TEST
@@ -658,19 +614,19 @@ START_TEST(test_ea_set)
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		char path[256];
 
-		(void)snprintf(path, sizeof(path), "%s/lvm.conf", dir);
+		(void)snprintf(path, sizeof(path), "%s/lvm.conf", conf_dir);
 		(void)unlink(path);
-		(void)snprintf(path, sizeof(path), "%s/lvmlocal.conf", dir);
+		(void)snprintf(path, sizeof(path), "%s/lvmlocal.conf", conf_dir);
 		(void)unlink(path);
 		if (t[i].lvm)
-			put("lvm.conf", t[i].lvm);
+			conf_put("lvm.conf", t[i].lvm);
 		if (t[i].local)
-			put("lvmlocal.conf", t[i].local);
+			conf_put("lvmlocal.conf", t[i].local);
 		ck_assert_msg(ea(t[i].config) == t[i].want,
 			      "case %zu: lvm.conf [%s] lvmlocal.conf [%s] --config [%s]", i,
 			      t[i].lvm ?: "", t[i].local ?: "", t[i].config ?: "");
 	}
-	put("lvm_t1.conf", "global { event_activation = 0 }\n");
+	conf_put("lvm_t1.conf", "global { event_activation = 0 }\n");
 	ck_assert(!ea(NULL));
 }
 END_TEST
@@ -681,15 +637,15 @@ START_TEST(test_ea_errors)
 	bool v = true;
 
 	/* a syntax error in text that names the key: the full load reports it */
-	put("lvm.conf", "global { event_activation = 0\n");
+	conf_put("lvm.conf", "global { event_activation = 0\n");
 	ck_assert_int_eq(event_activation(NULL, &v), -EBADMSG);
-	put("lvm.conf", "");
-	put("lvmlocal.conf", "global { event_activation = = 0 }\n");
+	conf_put("lvm.conf", "");
+	conf_put("lvmlocal.conf", "global { event_activation = = 0 }\n");
 	ck_assert_int_eq(event_activation(NULL, &v), -EBADMSG);
-	put("lvmlocal.conf", "");
+	conf_put("lvmlocal.conf", "");
 	ck_assert_int_eq(event_activation("global { event_activation = 0", &v), -EBADMSG);
 	/* a file there but unreadable */
-	(void)snprintf(path, sizeof(path), "%s/lvm.conf", dir);
+	(void)snprintf(path, sizeof(path), "%s/lvm.conf", conf_dir);
 	ck_assert_int_eq(unlink(path), 0);
 	ck_assert_int_eq(mkdir(path, 0700), 0);
 	ck_assert_int_lt(event_activation(NULL, &v), 0);
@@ -702,7 +658,7 @@ static Suite *make_suite(void)
 	Suite *s = suite_create("settings");
 	TCase *tc = tcase_create("settings");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, conf_setup, conf_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_syntax_errors);
@@ -718,7 +674,7 @@ static Suite *make_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("event_activation");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, conf_setup, conf_teardown);
 	tcase_add_test(tc, test_ea_default);
 	tcase_add_test(tc, test_ea_comment_not_parsed);
 	tcase_add_test(tc, test_ea_set);

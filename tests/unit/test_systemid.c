@@ -18,68 +18,21 @@
 
 #include "config/settings.h"
 #include "config/systemid.h"
+#include "confdir.h"
 #include "unit.h"
 
 /* lvm2's application ID (lib/commands/toolcontext.c), written out here independently. */
 #define LVM2_APP_ID SD_ID128_MAKE(f6, 44, 06, 83, 2c, 21, 40, e8, ac, 54, 22, d1, 08, 9a, ae, 03)
 #define ALL_ZERO    "00000000000000000000000000000000"
 
-static char dir[64];
-
-static void setup(void)
-{
-	strcpy(dir, "/tmp/pf-systemid-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	(void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static void put(const char *name, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	(void)snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fputs(text, f) >= 0, 1);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-/* Load with host name "vm" (as on the machine the lvm2 checks ran on) and --config. */
 static int load_cfg(const char *config, bool strict, struct pf_settings *s, struct pf_diag *d)
 {
-	const struct pf_settings_opts o = { .etc = dir,
-					    .config = &config,
-					    .n_config = config ? 1 : 0,
-					    .hostname = "vm",
-					    .strict = strict,
-					    .system_id = pf_systemid_resolve };
-
-	memset(d, 0, sizeof(*d));
-	return pf_settings_load_opts(&o, s, d);
+	return conf_load(config, strict, pf_systemid_resolve, s, d);
 }
 
 static void load_ok(const char *config, struct pf_settings *s)
 {
-	struct pf_diag d;
-
-	ck_assert_msg(load_cfg(config, false, s, &d) == 0, "%s (line %u col %u)", d.msg, d.line,
-		      d.col);
-}
-
-static bool has_warning(const struct pf_settings *s, const char *text)
-{
-	for (size_t i = 0; i < s->n_warnings; i++)
-		if (strstr(s->warnings[i].msg, text))
-			return true;
-	return false;
+	conf_load_ok(config, pf_systemid_resolve, s);
 }
 
 /* lvm2's sanitising (lvm systemid agrees on each). */
@@ -162,12 +115,12 @@ START_TEST(test_local_without_lvmlocal)
 	struct pf_settings s;
 	struct pf_diag d;
 
-	put("lvmlocal.conf", "local { system_id = \"foo\" }\n");
+	conf_put("lvmlocal.conf", "local { system_id = \"foo\" }\n");
 	load_ok(NULL, &s);
 	ck_assert_str_eq(s.system_id_source, "none");
 	ck_assert_str_eq(s.local_system_id, "foo");
 	ck_assert_ptr_null(s.system_id);
-	ck_assert(has_warning(&s, "should global/system_id_source be \"lvmlocal\""));
+	ck_assert(conf_has_warning(&s, "should global/system_id_source be \"lvmlocal\""));
 	pf_settings_release(&s);
 	ck_assert_int_eq(load_cfg("global/system_id_source=\"uname\"", true, &s, &d), -EBADMSG);
 	ck_assert(strstr(d.msg, "--config: local/system_id is set"));
@@ -188,7 +141,7 @@ START_TEST(test_settings_load)
 	char host[256];
 
 	ck_assert_int_eq(gethostname(host, sizeof(host)), 0);
-	ck_assert_int_eq(pf_settings_load(dir, &cfg, 1, &s, &d), 0);
+	ck_assert_int_eq(pf_settings_load(conf_dir, &cfg, 1, &s, &d), 0);
 	ck_assert_str_eq(s.system_id_source, "uname");
 	if (s.system_id) {
 		char *want;
@@ -212,7 +165,7 @@ static void load_source(const char *source, struct pf_settings *s)
 	(void)snprintf(cfg, sizeof(cfg),
 		       "global/system_id_source=\"%s\" global/etc=\"%s\" "
 		       "global/system_id_file=\"%s/sid\"",
-		       source, dir, dir);
+		       source, conf_dir, conf_dir);
 	load_ok(cfg, s);
 }
 
@@ -222,14 +175,14 @@ START_TEST(test_files)
 	char path[128];
 
 	/* First line that is not blank or a comment; "localhost" lines are skipped. */
-	put("sid", "# c\n   \n  localhost.x\n \t my host!#x\nsecond\n");
+	conf_put("sid", "# c\n   \n  localhost.x\n \t my host!#x\nsecond\n");
 	load_source("file", &s);
 	ck_assert_str_eq(s.system_id, "myhost");
-	ck_assert(has_warning(&s, "extra line"));
+	ck_assert(conf_has_warning(&s, "extra line"));
 	pf_settings_release(&s);
 
 	/* machineid reads <global/etc>/machine-id. */
-	put("machine-id", "3d1219c7c4c5404aaa1f6d2a48adfda4\n");
+	conf_put("machine-id", "3d1219c7c4c5404aaa1f6d2a48adfda4\n");
 	load_source("machineid", &s);
 	ck_assert_str_eq(s.system_id, "3d1219c7c4c5404aaa1f6d2a48adfda4");
 	pf_settings_release(&s);
@@ -237,18 +190,18 @@ START_TEST(test_files)
 	ck_assert_str_eq(s.system_id, "3d1219c7c4c5404aaa1f6d2a48adfda4");
 	pf_settings_release(&s);
 
-	(void)snprintf(path, sizeof(path), "%s/sid", dir);
+	(void)snprintf(path, sizeof(path), "%s/sid", conf_dir);
 	ck_assert_int_eq(unlink(path), 0);
 	load_source("file", &s);
 	ck_assert_ptr_null(s.system_id);
 	ck_assert(s.system_id_unknown);
-	ck_assert(has_warning(&s, "cannot open"));
+	ck_assert(conf_has_warning(&s, "cannot open"));
 	pf_settings_release(&s);
 	/* A directory cannot be read either. */
 	ck_assert_int_eq(mkdir(path, 0700), 0);
 	load_source("file", &s);
 	ck_assert(s.system_id_unknown);
-	ck_assert(has_warning(&s, "cannot open"));
+	ck_assert(conf_has_warning(&s, "cannot open"));
 	pf_settings_release(&s);
 }
 END_TEST
@@ -260,14 +213,14 @@ START_TEST(test_appmachineid_host)
 	struct pf_settings s;
 	sd_id128_t id;
 
-	put("machine-id", "3d1219c7c4c5404aaa1f6d2a48adfda4\n");
+	conf_put("machine-id", "3d1219c7c4c5404aaa1f6d2a48adfda4\n");
 	load_source("appmachineid", &s);
 	if (sd_id128_get_machine_app_specific(LVM2_APP_ID, &id) == 0) {
 		ck_assert_str_eq(s.system_id, sd_id128_to_string(id, want));
 		ck_assert_uint_eq(s.n_warnings, 0);
 	} else {
 		ck_assert_str_eq(s.system_id, ALL_ZERO);
-		ck_assert(has_warning(&s, "all-zero"));
+		ck_assert(conf_has_warning(&s, "all-zero"));
 	}
 	pf_settings_release(&s);
 }
@@ -284,7 +237,7 @@ static bool appmachineid_with(const char *machine_id, char *out, size_t size)
 	ssize_t n;
 	pid_t pid;
 
-	put("machine-id", machine_id);
+	conf_put("machine-id", machine_id);
 	ck_assert_int_eq(pipe(fds), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -292,19 +245,14 @@ static bool appmachineid_with(const char *machine_id, char *out, size_t size)
 		char path[128];
 		struct pf_settings s;
 		struct pf_diag d;
-		const char *cfg = "global/system_id_source=\"appmachineid\"";
-		const struct pf_settings_opts o = { .etc = dir,
-						    .config = &cfg,
-						    .n_config = 1,
-						    .hostname = "vm",
-						    .system_id = pf_systemid_resolve };
 
-		(void)snprintf(path, sizeof(path), "%s/machine-id", dir);
+		(void)snprintf(path, sizeof(path), "%s/machine-id", conf_dir);
 		if (unshare(CLONE_NEWNS) < 0 ||
 		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 		    mount(path, "/etc/machine-id", NULL, MS_BIND, NULL) < 0)
 			_exit(77);
-		if (pf_settings_load_opts(&o, &s, &d) < 0 || !s.system_id)
+		if (load_cfg("global/system_id_source=\"appmachineid\"", false, &s, &d) < 0 ||
+		    !s.system_id)
 			_exit(1);
 		if (write(fds[1], s.system_id, strlen(s.system_id)) < 0)
 			_exit(1);
@@ -359,7 +307,7 @@ static Suite *make_suite(void)
 	Suite *s = suite_create("systemid");
 	TCase *tc = tcase_create("systemid");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, conf_setup, conf_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_from_string);
 	tcase_add_test(tc, test_sources);
