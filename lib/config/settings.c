@@ -765,6 +765,7 @@ static int merge_entry(struct pf_settings_loader *ld, size_t *alloc, const struc
 	struct entry *m = view_find(&ld->merged, e->section, e->key);
 	const struct pf_cfg_value **v;
 	struct entry copy = *e;
+	int r;
 
 	if (m && !e->n_vals)
 		return 0; /* lvm2 merges settings only, not subsections */
@@ -793,11 +794,10 @@ static int merge_entry(struct pf_settings_loader *ld, size_t *alloc, const struc
 		*m = copy;
 		return 0;
 	}
-	if (view_add(ld, &ld->merged, alloc, &copy) < 0) {
+	r = view_add(ld, &ld->merged, alloc, &copy);
+	if (r < 0)
 		free(v);
-		return ld->merged.n == PF_SETTINGS_KEYS_MAX ? -E2BIG : -ENOMEM;
-	}
-	return 0;
+	return r;
 }
 
 /* lvm2's merge_config_tree() with CONFIG_MERGE_TYPE_TAGS, one file after the other. */

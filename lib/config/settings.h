@@ -124,8 +124,9 @@ int pf_settings_load_opts(const struct pf_settings_opts *opts, struct pf_setting
 
 /*
  * The same with lvm2's defaults for the rest: uname()'s host name, warnings kept, and the
- * system ID resolved by pf_systemid_resolve(). Defined in config/systemid.c, with the one
- * libsystemd call: the command's follower path, which links this file, never needs it.
+ * system ID resolved by pf_systemid_resolve(). Defined in config/systemid.c, beside the one
+ * libsystemd call, so that the command, which links settings.c for
+ * pf_settings_event_activation(), stays libc-only.
  */
 int pf_settings_load(const char *etc, const char *const *config, size_t n_config,
 		     struct pf_settings *ret, struct pf_diag *reterr) _nonnull_(1, 4) _must_check_;
