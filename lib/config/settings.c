@@ -15,19 +15,17 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "format/cfg.h"
-#include "device/filter.h"
+#include "base/grow.h"
 #include "base/paths.h"
+#include "format/cfg.h"
+#include "format/names.h"
+#include "device/filter.h"
 #include "config/settings.h"
 
-/* lvm2's NAME_LEN: system IDs keep at most this many characters, names stay below it. */
-#define NAME_LEN 128U
 /* lvm2's PV_MIN_SIZE_KB: smaller pv_min_size values are replaced by it. */
 #define PV_MIN_SIZE_KB 512
-/* A system ID file is read up to this many bytes; the first line that is not a comment wins. */
-#define SYSTEM_ID_FILE_MAX ((size_t)1 << 20)
-/* systemd reads at most this much of machine-id: a 36-char UUID and a newline, plus one. */
-#define MACHINE_ID_READ_MAX 38U
+/* Files loaded: lvm.conf, lvmlocal.conf and one lvm_<tag>.conf per host tag at most. */
+#define SOURCES_MAX (PF_SETTINGS_TAGS_MAX + 2U)
 
 /* ---- views: what one parsed source says, lvm2-style ---- */
 
@@ -57,15 +55,17 @@ struct source {
 	struct view view;
 };
 
-struct loader {
+struct pf_settings_loader {
 	const char *etc;
 	bool strict;
 	const char *hostname;
+	pf_settings_system_id_fn *system_id;
 	struct source *src; /* lvm.conf, lvmlocal.conf, lvm_<tag>.conf..., in load order */
-	size_t n_src;
+	size_t n_src, src_alloc;
 	struct source cmdline;
 	bool have_cmdline;
 	struct view merged;
+	size_t tags_alloc;
 	bool hosttags_done;
 	struct pf_settings *s;
 	struct pf_diag *reterr;
@@ -89,14 +89,14 @@ static void view_release(struct view *v)
 	memset(v, 0, sizeof(*v));
 }
 
-static int too_many(struct loader *ld, const char *file)
+static int too_many(struct pf_settings_loader *ld, const char *file)
 {
 	pf_diag_msg(ld->reterr, "%s: more than %u settings", file, PF_SETTINGS_KEYS_MAX);
 	return -E2BIG;
 }
 
 /* Group the children of every chain in chains[0..n) by key, in first-occurrence order. */
-static int merged_children(struct loader *ld, const char *file,
+static int merged_children(struct pf_settings_loader *ld, const char *file,
 			   const struct pf_cfg_node *const *chains, size_t n, struct mchild **ret,
 			   size_t *ret_n)
 {
@@ -110,20 +110,11 @@ static int merged_children(struct loader *ld, const char *file,
 			for (i = 0; i < cnt && strcmp(m[i].key, x->key) != 0; i++)
 				;
 			if (i == cnt) {
-				if (cnt == PF_SETTINGS_KEYS_MAX) {
-					free(m);
-					return too_many(ld, file);
-				}
-				if (cnt == alloc) {
-					size_t na = alloc ? alloc * 2 : 16;
-					struct mchild *nm = reallocarray(m, na, sizeof(*m));
+				int r = pf_grow(&m, &alloc, cnt + 1, PF_SETTINGS_KEYS_MAX);
 
-					if (!nm) {
-						free(m);
-						return -ENOMEM;
-					}
-					m = nm;
-					alloc = na;
+				if (r < 0) {
+					free(m);
+					return r == -E2BIG ? too_many(ld, file) : r;
 				}
 				m[cnt++] = (struct mchild){ .key = x->key, .first = x };
 			}
@@ -144,20 +135,16 @@ static int section_chains(const struct pf_cfg_node *chain, const char *key,
 {
 	const struct pf_cfg_node **v = NULL;
 	size_t n = 0, alloc = 0;
+	int r;
 
 	for (const struct pf_cfg_node *x = chain; x; x = x->next) {
 		if (!pf_cfg_is_section(x) || strcmp(x->key, key) != 0)
 			continue;
-		if (n == alloc) {
-			size_t na = alloc ? alloc * 2 : 4;
-			const struct pf_cfg_node **nv = reallocarray(v, na, sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-			alloc = na;
+		/* never more sections than nodes in a tree */
+		r = pf_grow(&v, &alloc, n + 1, PF_SETTINGS_NODES_MAX);
+		if (r < 0) {
+			free(v);
+			return r;
 		}
 		v[n++] = x->child;
 	}
@@ -184,19 +171,13 @@ static int flatten(const struct pf_cfg_node *node, const struct pf_cfg_value ***
 	return 0;
 }
 
-static int view_add(struct loader *ld, struct view *v, size_t *alloc, const struct entry *e)
+static int view_add(struct pf_settings_loader *ld, struct view *v, size_t *alloc,
+		    const struct entry *e)
 {
-	if (v->n == PF_SETTINGS_KEYS_MAX)
-		return too_many(ld, e->file);
-	if (v->n == *alloc) {
-		size_t na = *alloc ? *alloc * 2 : 32;
-		struct entry *ne = reallocarray(v->e, na, sizeof(*ne));
+	int r = pf_grow(&v->e, alloc, v->n + 1, PF_SETTINGS_KEYS_MAX);
 
-		if (!ne)
-			return -ENOMEM;
-		v->e = ne;
-		*alloc = na;
-	}
+	if (r < 0)
+		return r == -E2BIG ? too_many(ld, e->file) : r;
 	v->e[v->n++] = *e;
 	return 0;
 }
@@ -218,7 +199,7 @@ static bool view_has_section(const struct view *v, const char *section)
 }
 
 /* The settings directly under each top-level section of one parsed source. */
-static int view_build(struct loader *ld, struct source *src)
+static int view_build(struct pf_settings_loader *ld, struct source *src)
 {
 	const struct pf_cfg_node *root = src->tree ? pf_cfg_root(src->tree) : NULL;
 	struct mchild *top = NULL, *kids = NULL;
@@ -284,10 +265,12 @@ static void origin_of(const struct entry *e, struct pf_diag *d)
  * Record something lvm2 warns about and then ignores. With strict, a config warning (one
  * about a setting's value) is an error instead.
  */
-static int warn(struct loader *ld, const struct entry *e, bool config, const char *fmt, ...)
+static int warn(struct pf_settings_loader *ld, const struct entry *e, bool config,
+		const char *fmt, ...)
 	_printf_(4, 5);
 
-static int warn(struct loader *ld, const struct entry *e, bool config, const char *fmt, ...)
+static int warn(struct pf_settings_loader *ld, const struct entry *e, bool config,
+		const char *fmt, ...)
 {
 	char msg[PF_DIAG_MSG_MAX];
 	struct pf_diag d = { 0 };
@@ -311,10 +294,10 @@ static int warn(struct loader *ld, const struct entry *e, bool config, const cha
 	return 0;
 }
 
-static int config_error(struct loader *ld, const struct entry *e, const char *fmt, ...)
+static int config_error(struct pf_settings_loader *ld, const struct entry *e, const char *fmt, ...)
 	_printf_(3, 4);
 
-static int config_error(struct loader *ld, const struct entry *e, const char *fmt, ...)
+static int config_error(struct pf_settings_loader *ld, const struct entry *e, const char *fmt, ...)
 {
 	char msg[PF_DIAG_MSG_MAX];
 	va_list ap;
@@ -348,7 +331,8 @@ static const char *type_name(const struct pf_cfg_value *v)
 }
 
 /* The --config string first, then the merged files: the first that has the node decides. */
-static const struct entry *lookup(const struct loader *ld, const char *section, const char *key)
+static const struct entry *lookup(const struct pf_settings_loader *ld, const char *section,
+				  const char *key)
 {
 	const struct entry *e = NULL;
 
@@ -376,7 +360,7 @@ static bool str_to_bool(const char *s, bool *ret)
 }
 
 /* lvm2 checks a scalar setting for a single value, of the expected type; arrays only warn. */
-static int check_scalar(struct loader *ld, const struct entry *e, const char *path,
+static int check_scalar(struct pf_settings_loader *ld, const struct entry *e, const char *path,
 			enum pf_cfg_type want, const char *want_name)
 {
 	const struct pf_cfg_value *v;
@@ -404,8 +388,8 @@ static int check_scalar(struct loader *ld, const struct entry *e, const char *pa
 		    want_name);
 }
 
-static int get_bool(struct loader *ld, const char *section, const char *key, bool def, bool *ret,
-		    const struct entry **ret_e)
+static int get_bool(struct pf_settings_loader *ld, const char *section, const char *key,
+		    bool def, bool *ret, const struct entry **ret_e)
 {
 	const struct entry *e = lookup(ld, section, key);
 	char path[128];
@@ -431,7 +415,7 @@ static int get_bool(struct loader *ld, const char *section, const char *key, boo
 	return 0;
 }
 
-static int get_int(struct loader *ld, const char *section, const char *key, int64_t def,
+static int get_int(struct pf_settings_loader *ld, const char *section, const char *key, int64_t def,
 		   int64_t *ret, const struct entry **ret_e)
 {
 	const struct entry *e = lookup(ld, section, key);
@@ -452,8 +436,8 @@ static int get_int(struct loader *ld, const char *section, const char *key, int6
 	return 0;
 }
 
-static int get_str(struct loader *ld, const char *section, const char *key, const char *def,
-		   bool allow_empty, const char **ret, const struct entry **ret_e)
+static int get_str(struct pf_settings_loader *ld, const char *section, const char *key,
+		   const char *def, bool allow_empty, const char **ret, const struct entry **ret_e)
 {
 	const struct entry *e = lookup(ld, section, key);
 	const struct pf_cfg_value *v;
@@ -480,6 +464,24 @@ static int get_str(struct loader *ld, const char *section, const char *key, cons
 	return 0;
 }
 
+int pf_settings_get_str(struct pf_settings_loader *ld, const char *section, const char *key,
+			const char *def, bool allow_empty, const char **ret)
+{
+	return get_str(ld, section, key, def, allow_empty, ret, NULL);
+}
+
+int pf_settings_warn(struct pf_settings_loader *ld, const char *section, const char *key,
+		     bool config, const char *fmt, ...)
+{
+	char msg[PF_DIAG_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return warn(ld, section ? lookup(ld, section, key) : NULL, config, "%s", msg);
+}
+
 static char *dup_or_null(const char *s, int *r)
 {
 	char *d;
@@ -489,71 +491,6 @@ static char *dup_or_null(const char *s, int *r)
 	d = strdup(s);
 	if (!d)
 		*r = -ENOMEM;
-	return d;
-}
-
-/* ---- names, system IDs ---- */
-
-static bool is_alnum(unsigned char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool is_space(unsigned char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-static bool is_name_char(unsigned char c)
-{
-	return is_alnum(c) || c == '.' || c == '_' || c == '-' || c == '+';
-}
-
-/* lvm2's validate_name(): tags, devices file names. */
-static bool valid_name(const char *n)
-{
-	size_t len = 0;
-
-	if (!n[0] || n[0] == '-')
-		return false;
-	if (n[0] == '.' && (!n[1] || (n[1] == '.' && !n[2])))
-		return false;
-	for (; n[len]; len++)
-		if (!is_name_char((unsigned char)n[len]))
-			return false;
-	return len < NAME_LEN;
-}
-
-char *pf_settings_system_id_from_string(const char *str, const char **ret_why)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t len = 0;
-	char *d;
-
-	*ret_why = NULL;
-	if (!*s) {
-		*ret_why = "empty system ID supplied";
-		return strdup("");
-	}
-	d = malloc(NAME_LEN + 1);
-	if (!d)
-		return NULL;
-	while (*s && !is_alnum(*s))
-		s++;
-	for (; *s && len < NAME_LEN; s++)
-		if (is_name_char(*s))
-			d[len++] = (char)*s;
-	d[len] = '\0';
-	if (!len) {
-		*ret_why = "invalid system ID format";
-		free(d);
-		return NULL;
-	}
-	if (strncmp(d, "localhost", 9) == 0) {
-		*ret_why = "system ID may not begin with the string \"localhost\"";
-		free(d);
-		return NULL;
-	}
 	return d;
 }
 
@@ -606,328 +543,21 @@ static int read_capped(const char *path, size_t max, char **ret, size_t *ret_len
 	return 0;
 }
 
-/* lvm2's _read_system_id_from_file(): the first line that is not blank or a comment. */
-static int system_id_from_file(struct loader *ld, const char *file, char **ret)
-{
-	_cleanup_free_ char *text = NULL;
-	const char *why;
-	char *id = NULL;
-	size_t len;
-	bool over;
-	int r;
-
-	*ret = NULL;
-	if (!file || !file[0])
-		return 0;
-	r = read_capped(file, SYSTEM_ID_FILE_MAX, &text, &len, &over);
-	if (r == -ENOMEM)
-		return r;
-	if (r < 0)
-		return warn(ld, NULL, false, "%s: cannot open: %s", file, strerror(-r));
-	for (char *line = text; line && *line;) {
-		char *nl = strchr(line, '\n'), *start = line, *hash;
-
-		if (nl)
-			*nl = '\0';
-		line = nl ? nl + 1 : NULL;
-		while (*start && is_space((unsigned char)*start))
-			start++;
-		if (!*start || *start == '#')
-			continue;
-		if (id && *id) {
-			r = warn(ld, NULL, false, "ignoring extra line(s) in system ID file %s",
-				 file);
-			break;
-		}
-		hash = strchr(start, '#');
-		if (hash)
-			*hash = '\0';
-		free(id);
-		id = pf_settings_system_id_from_string(start, &why);
-		if (!id && !why)
-			return -ENOMEM;
-		if (why)
-			r = warn(ld, NULL, false, "%s: %s", file, why);
-	}
-	*ret = id;
-	return r;
-}
-
-/* ---- SHA-256 and HMAC, for systemd's app-specific machine ID ---- */
-
-struct sha256 {
-	uint32_t h[8];
-	uint8_t buf[64];
-	size_t n;
-	uint64_t total;
-};
-
-static const uint32_t sha256_k[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-	0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-	0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-	0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-	0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-	0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-	0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-	0xc67178f2,
-};
-
-static uint32_t ror32(uint32_t x, unsigned n)
-{
-	return x >> n | x << (32 - n);
-}
-
-static void sha256_block(struct sha256 *c, const uint8_t *p)
-{
-	uint32_t w[64], a[8];
-
-	for (unsigned i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
-		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
-	for (unsigned i = 16; i < 64; i++) {
-		uint32_t s0 = ror32(w[i - 15], 7) ^ ror32(w[i - 15], 18) ^ w[i - 15] >> 3;
-		uint32_t s1 = ror32(w[i - 2], 17) ^ ror32(w[i - 2], 19) ^ w[i - 2] >> 10;
-
-		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-	}
-	memcpy(a, c->h, sizeof(a));
-	for (unsigned i = 0; i < 64; i++) {
-		uint32_t s1 = ror32(a[4], 6) ^ ror32(a[4], 11) ^ ror32(a[4], 25);
-		uint32_t ch = (a[4] & a[5]) ^ (~a[4] & a[6]);
-		uint32_t t1 = a[7] + s1 + ch + sha256_k[i] + w[i];
-		uint32_t s0 = ror32(a[0], 2) ^ ror32(a[0], 13) ^ ror32(a[0], 22);
-		uint32_t maj = (a[0] & a[1]) ^ (a[0] & a[2]) ^ (a[1] & a[2]);
-
-		memmove(a + 1, a, 7 * sizeof(a[0]));
-		a[4] += t1;
-		a[0] = t1 + s0 + maj;
-	}
-	for (unsigned i = 0; i < 8; i++)
-		c->h[i] += a[i];
-}
-
-static void sha256_init(struct sha256 *c)
-{
-	static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-					0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
-
-	memset(c, 0, sizeof(*c));
-	memcpy(c->h, iv, sizeof(iv));
-}
-
-static void sha256_update(struct sha256 *c, const uint8_t *p, size_t n)
-{
-	c->total += n;
-	while (n--) {
-		c->buf[c->n++] = *p++;
-		if (c->n == 64) {
-			sha256_block(c, c->buf);
-			c->n = 0;
-		}
-	}
-}
-
-static void sha256_final(struct sha256 *c, uint8_t out[32])
-{
-	uint64_t bits = c->total * 8;
-	uint8_t pad = 0x80, zero = 0, len[8];
-
-	sha256_update(c, &pad, 1);
-	while (c->n != 56)
-		sha256_update(c, &zero, 1);
-	for (unsigned i = 0; i < 8; i++)
-		len[i] = (uint8_t)(bits >> (56 - 8 * i));
-	sha256_update(c, len, 8);
-	for (unsigned i = 0; i < 8; i++) {
-		out[4 * i] = (uint8_t)(c->h[i] >> 24);
-		out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
-		out[4 * i + 2] = (uint8_t)(c->h[i] >> 8);
-		out[4 * i + 3] = (uint8_t)c->h[i];
-	}
-}
-
-/* HMAC-SHA256 with a key shorter than the block, as systemd uses it. */
-static void hmac_sha256(const uint8_t *key, size_t klen, const uint8_t *msg, size_t mlen,
-			uint8_t out[32])
-{
-	uint8_t pad[64], inner[32];
-	struct sha256 c;
-
-	memset(pad, 0x36, sizeof(pad));
-	for (size_t i = 0; i < klen; i++)
-		pad[i] ^= key[i];
-	sha256_init(&c);
-	sha256_update(&c, pad, sizeof(pad));
-	sha256_update(&c, msg, mlen);
-	sha256_final(&c, inner);
-	memset(pad, 0x5c, sizeof(pad));
-	for (size_t i = 0; i < klen; i++)
-		pad[i] ^= key[i];
-	sha256_init(&c);
-	sha256_update(&c, pad, sizeof(pad));
-	sha256_update(&c, inner, sizeof(inner));
-	sha256_final(&c, out);
-}
-
-static int hex_val(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/*
- * systemd's sd_id128_get_machine_app_specific() with lvm2's application id. machine-id must
- * be 32 hex digits, optionally followed by one newline, and not all zero; otherwise systemd
- * fails and lvm2 goes on with an all-zero ID.
- */
-static int app_machine_id(struct loader *ld, const char *etc, char **ret)
-{
-	static const uint8_t lvm_app_id[16] = { 0xf6, 0x44, 0x06, 0x83, 0x2c, 0x21, 0x40, 0xe8,
-						0xac, 0x54, 0x22, 0xd1, 0x08, 0x9a, 0xae, 0x03 };
-	_cleanup_free_ char *path = NULL, *text = NULL;
-	uint8_t mid[16] = { 0 }, id[16] = { 0 }, mac[32];
-	bool ok = false, over, nonzero = false;
-	char out[33];
-	size_t len = 0;
-	int r;
-
-	path = pf_path_join(etc, "machine-id");
-	if (!path)
-		return -ENOMEM;
-	r = read_capped(path, MACHINE_ID_READ_MAX, &text, &len, &over);
-	if (r == -ENOMEM)
-		return r;
-	if (r == 0 && (len == 32 || (len == 33 && text[32] == '\n'))) {
-		ok = true;
-		for (unsigned i = 0; i < 16 && ok; i++) {
-			int hi = hex_val((unsigned char)text[2 * i]);
-			int lo = hex_val((unsigned char)text[2 * i + 1]);
-
-			ok = hi >= 0 && lo >= 0;
-			mid[i] = (uint8_t)(hi << 4 | (lo & 0xf));
-			nonzero |= mid[i] != 0;
-		}
-		ok = ok && nonzero;
-	}
-	if (ok) {
-		hmac_sha256(mid, sizeof(mid), lvm_app_id, sizeof(lvm_app_id), mac);
-		memcpy(id, mac, sizeof(id));
-		id[6] = (uint8_t)((id[6] & 0x0f) | 0x40);
-		id[8] = (uint8_t)((id[8] & 0x3f) | 0x80);
-	} else {
-		r = warn(ld, NULL, false, "%s: not a valid machine ID; lvm2 uses an all-zero one",
-			 path);
-		if (r < 0)
-			return r;
-	}
-	for (unsigned i = 0; i < 16; i++)
-		(void)snprintf(out + 2 * i, 3, "%02x", id[i]);
-	*ret = strdup(out);
-	return *ret ? 0 : -ENOMEM;
-}
-
-static int system_id_from_source(struct loader *ld, const char *source, char **ret)
-{
-	const char *str = NULL, *why;
-	_cleanup_free_ char *file = NULL;
-	char *id;
-	int r;
-
-	*ret = NULL;
-	if (!strcasecmp(source, "uname")) {
-		id = pf_settings_system_id_from_string(ld->hostname, &why);
-	} else if (!strcasecmp(source, "lvmlocal")) {
-		r = get_str(ld, "local", "system_id", NULL, false, &str, NULL);
-		if (r < 0 || !str)
-			return r;
-		id = pf_settings_system_id_from_string(str, &why);
-	} else if (!strcasecmp(source, "appmachineid")) {
-		return app_machine_id(ld, ld->s->etc, ret);
-	} else if (!strcasecmp(source, "machineid") || !strcasecmp(source, "machine-id")) {
-		file = pf_path_join(ld->s->etc, "machine-id");
-		if (!file)
-			return -ENOMEM;
-		return system_id_from_file(ld, file, ret);
-	} else if (!strcasecmp(source, "file")) {
-		return system_id_from_file(ld, ld->s->system_id_file, ret);
-	} else {
-		return warn(ld, NULL, true, "unrecognised system_id_source \"%s\"", source);
-	}
-	if (!id && !why)
-		return -ENOMEM;
-	*ret = id;
-	return why ? warn(ld, NULL, false, "%s", why) : 0;
-}
-
-/* lvm2's _init_system_id(). */
-static int resolve_system_id(struct loader *ld)
-{
-	struct pf_settings *s = ld->s;
-	const char *local = NULL, *source = NULL;
-	const struct entry *e;
-	char *id = NULL;
-	int r;
-
-	r = get_str(ld, "local", "system_id", NULL, true, &local, NULL);
-	if (r == 0)
-		r = get_str(ld, "global", "system_id_source", "none", false, &source, &e);
-	if (r < 0)
-		return r;
-	s->local_system_id = local && local[0] ? strdup(local) : NULL;
-	s->system_id_source = strdup(source);
-	if ((local && local[0] && !s->local_system_id) || !s->system_id_source)
-		return -ENOMEM;
-	if (local && local[0] && strcmp(source, "lvmlocal") != 0) {
-		r = warn(ld, e, true,
-			 "local/system_id is set, so should global/system_id_source be "
-			 "\"lvmlocal\" not \"%s\"?",
-			 source);
-		if (r < 0)
-			return r;
-	}
-	/* compat: only this comparison is case-sensitive in lvm2; "NONE" is unrecognised. */
-	if (!strcmp(source, "none"))
-		return 0;
-	r = system_id_from_source(ld, source, &id);
-	if (r < 0) {
-		free(id);
-		return r;
-	}
-	if (id && id[0]) {
-		s->system_id = id;
-		return 0;
-	}
-	free(id);
-	s->system_id_unknown = true;
-	return warn(ld, NULL, false, "no system ID found from system_id_source %s", source);
-}
-
 /* ---- tags ---- */
 
-static int add_tag(struct loader *ld, const char *tag)
+static int add_tag(struct pf_settings_loader *ld, const char *tag)
 {
 	struct pf_settings_strv *t = &ld->s->host_tags;
-	char **nv;
+	int r;
 
 	for (size_t i = 0; i < t->n; i++)
 		if (strcmp(t->v[i], tag) == 0)
 			return 0;
-	if (t->n == PF_SETTINGS_TAGS_MAX) {
+	r = pf_grow(&t->v, &ld->tags_alloc, t->n + 1, PF_SETTINGS_TAGS_MAX);
+	if (r == -E2BIG)
 		pf_diag_msg(ld->reterr, "more than %u host tags", PF_SETTINGS_TAGS_MAX);
-		return -E2BIG;
-	}
-	nv = reallocarray(t->v, t->n + 1, sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	t->v = nv;
+	if (r < 0)
+		return r;
 	t->v[t->n] = strdup(tag);
 	if (!t->v[t->n])
 		return -ENOMEM;
@@ -951,7 +581,7 @@ static bool entry_bool(const struct entry *e, bool def)
 }
 
 /* lvm2's _check_host_filters() on the merged children of tags/<tag>. */
-static int host_filters_pass(struct loader *ld, struct source *src, const char *tag_key,
+static int host_filters_pass(struct pf_settings_loader *ld, struct source *src, const char *tag_key,
 			     bool *ret_passes)
 {
 	const struct pf_cfg_node *root = pf_cfg_root(src->tree);
@@ -968,17 +598,8 @@ static int host_filters_pass(struct loader *ld, struct source *src, const char *
 		size_t n_part = 0;
 
 		r = section_chains(tags[i], tag_key, &part, &n_part);
-		if (r == 0 && n + n_part > alloc) {
-			size_t na = n + n_part + 4;
-			const struct pf_cfg_node **ns = reallocarray(secs, na, sizeof(*ns));
-
-			if (!ns)
-				r = -ENOMEM;
-			else {
-				secs = ns;
-				alloc = na;
-			}
-		}
+		if (r == 0)
+			r = pf_grow(&secs, &alloc, n + n_part, PF_SETTINGS_NODES_MAX);
 		if (r == 0 && n_part) {
 			memcpy(secs + n, part, n_part * sizeof(*part));
 			n += n_part;
@@ -1023,7 +644,7 @@ out:
 }
 
 /* lvm2's _init_tags() on one file. */
-static int init_tags(struct loader *ld, struct source *src)
+static int init_tags(struct pf_settings_loader *ld, struct source *src)
 {
 	const struct view *v = &src->view;
 	bool any = false;
@@ -1049,7 +670,7 @@ static int init_tags(struct loader *ld, struct source *src)
 			continue;
 		if (*tag == '@')
 			tag++;
-		if (!valid_name(tag))
+		if (!pf_name_is_valid(tag, strlen(tag)))
 			return config_error(ld, e, "invalid tag in config file: %s", e->key);
 		r = host_filters_pass(ld, src, e->key, &passes);
 		if (r < 0)
@@ -1065,7 +686,8 @@ static int init_tags(struct loader *ld, struct source *src)
 
 /* ---- loading and merging ---- */
 
-static int load_text(struct loader *ld, struct source *src, const char *text, size_t len)
+static int load_text(struct pf_settings_loader *ld, struct source *src, const char *text,
+		     size_t len)
 {
 	struct pf_cfg_limits limits = pf_cfg_default_limits;
 	struct pf_diag d = { 0 };
@@ -1084,10 +706,10 @@ static int load_text(struct loader *ld, struct source *src, const char *text, si
 	return view_build(ld, src);
 }
 
-static int load_file(struct loader *ld, const char *name)
+static int load_file(struct pf_settings_loader *ld, const char *name)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL;
-	struct source *src, *ns;
+	struct source *src;
 	size_t len = 0;
 	bool over;
 	int r;
@@ -1095,10 +717,9 @@ static int load_file(struct loader *ld, const char *name)
 	path = pf_path_join(ld->etc, name);
 	if (!path)
 		return -ENOMEM;
-	ns = reallocarray(ld->src, ld->n_src + 1, sizeof(*ns));
-	if (!ns)
-		return -ENOMEM;
-	ld->src = ns;
+	r = pf_grow(&ld->src, &ld->src_alloc, ld->n_src + 1, SOURCES_MAX);
+	if (r < 0)
+		return r;
 	src = &ld->src[ld->n_src++];
 	memset(src, 0, sizeof(*src));
 	src->name = TAKE_PTR(path);
@@ -1117,7 +738,7 @@ static int load_file(struct loader *ld, const char *name)
 	return load_text(ld, src, text, len);
 }
 
-static bool tags_match(const struct loader *ld, const struct entry *t)
+static bool tags_match(const struct pf_settings_loader *ld, const struct entry *t)
 {
 	for (size_t i = 0; i < t->n_vals; i++) {
 		const char *s = t->vals[i]->v.s;
@@ -1139,11 +760,12 @@ static bool concatenated(const char *section, const char *key)
 	       (!strcmp(section, "devices") && (!strcmp(key, "filter") || !strcmp(key, "types")));
 }
 
-static int merge_entry(struct loader *ld, size_t *alloc, const struct entry *e)
+static int merge_entry(struct pf_settings_loader *ld, size_t *alloc, const struct entry *e)
 {
 	struct entry *m = view_find(&ld->merged, e->section, e->key);
 	const struct pf_cfg_value **v;
 	struct entry copy = *e;
+	int r;
 
 	if (m && !e->n_vals)
 		return 0; /* lvm2 merges settings only, not subsections */
@@ -1172,15 +794,14 @@ static int merge_entry(struct loader *ld, size_t *alloc, const struct entry *e)
 		*m = copy;
 		return 0;
 	}
-	if (view_add(ld, &ld->merged, alloc, &copy) < 0) {
+	r = view_add(ld, &ld->merged, alloc, &copy);
+	if (r < 0)
 		free(v);
-		return ld->merged.n == PF_SETTINGS_KEYS_MAX ? -E2BIG : -ENOMEM;
-	}
-	return 0;
+	return r;
 }
 
 /* lvm2's merge_config_tree() with CONFIG_MERGE_TYPE_TAGS, one file after the other. */
-static int merge_all(struct loader *ld)
+static int merge_all(struct pf_settings_loader *ld)
 {
 	size_t alloc = 0, sec_alloc = 0;
 	int r;
@@ -1197,16 +818,11 @@ static int merge_all(struct loader *ld)
 				continue;
 			is_new = !view_has_section(&ld->merged, sec);
 			if (is_new) {
-				if (ld->merged.n_sections == sec_alloc) {
-					size_t na = sec_alloc ? sec_alloc * 2 : 16;
-					const char **ns =
-						reallocarray(ld->merged.sections, na, sizeof(*ns));
-
-					if (!ns)
-						return -ENOMEM;
-					ld->merged.sections = ns;
-					sec_alloc = na;
-				}
+				r = pf_grow(&ld->merged.sections, &sec_alloc,
+					    ld->merged.n_sections + 1,
+					    (size_t)SOURCES_MAX * PF_SETTINGS_KEYS_MAX);
+				if (r < 0)
+					return r;
 				ld->merged.sections[ld->merged.n_sections++] = sec;
 			}
 			for (size_t k = 0; k < v->n; k++) {
@@ -1225,7 +841,7 @@ static int merge_all(struct loader *ld)
 }
 
 /* lvm2 takes one --config; several are joined by newlines, so the last one wins. */
-static int load_cmdline(struct loader *ld, const struct pf_settings_opts *opts)
+static int load_cmdline(struct pf_settings_loader *ld, const struct pf_settings_opts *opts)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0, o = 0;
@@ -1255,7 +871,7 @@ static int load_cmdline(struct loader *ld, const struct pf_settings_opts *opts)
 	return load_text(ld, &ld->cmdline, text, o);
 }
 
-static int load_sources(struct loader *ld, const struct pf_settings_opts *opts)
+static int load_sources(struct pf_settings_loader *ld, const struct pf_settings_opts *opts)
 {
 	int r;
 
@@ -1268,7 +884,7 @@ static int load_sources(struct loader *ld, const struct pf_settings_opts *opts)
 		r = init_tags(ld, &ld->src[1]);
 	/* Each tag may bring its own file, which may add tags: the list grows as we go. */
 	for (size_t i = 0; r == 0 && i < ld->s->host_tags.n; i++) {
-		char name[NAME_LEN + 16];
+		char name[sizeof("lvm_.conf") + PF_NAME_MAX];
 
 		if (strchr(ld->s->host_tags.v[i], '/'))
 			continue; /* only a host name can hold one; never leave <etc> */
@@ -1295,13 +911,13 @@ static void set_origin(struct pf_settings_strv *v, const struct entry *e, int *r
 	v->origin.col = e->node->col;
 }
 
-static int strv_push(struct pf_settings_strv *v, const char *s)
+/* One of the n_vals values of a setting: never more than that many. */
+static int strv_push(struct pf_settings_strv *v, size_t *alloc, size_t n_vals, const char *s)
 {
-	char **nv = reallocarray(v->v, v->n + 1, sizeof(*nv));
+	int r = pf_grow(&v->v, alloc, v->n + 1, n_vals);
 
-	if (!nv)
-		return -ENOMEM;
-	v->v = nv;
+	if (r < 0)
+		return r;
 	v->v[v->n] = strdup(s);
 	if (!v->v[v->n])
 		return -ENOMEM;
@@ -1310,9 +926,10 @@ static int strv_push(struct pf_settings_strv *v, const char *s)
 }
 
 /* global_filter / filter: every element must be a string, or lvm2 refuses to run. */
-static int get_filter(struct loader *ld, const char *key, struct pf_settings_strv *ret)
+static int get_filter(struct pf_settings_loader *ld, const char *key, struct pf_settings_strv *ret)
 {
 	const struct entry *e = lookup(ld, "devices", key);
+	size_t alloc = 0;
 	int r = 0;
 
 	if (!e)
@@ -1326,13 +943,13 @@ static int get_filter(struct loader *ld, const char *key, struct pf_settings_str
 				ld, e, "devices/%s[%zu]: filter patterns must be strings", key, i);
 	ret->set = true;
 	for (size_t i = 0; r == 0 && i < e->n_vals; i++)
-		r = strv_push(ret, e->vals[i]->v.s);
+		r = strv_push(ret, &alloc, e->n_vals, e->vals[i]->v.s);
 	set_origin(ret, e, &r);
 	return r;
 }
 
 /* devices/types: pairs of a name and a non-zero partition count. */
-static int get_types(struct loader *ld)
+static int get_types(struct pf_settings_loader *ld)
 {
 	const struct entry *e = lookup(ld, "devices", "types");
 	struct pf_settings *s = ld->s;
@@ -1371,9 +988,11 @@ static int get_types(struct loader *ld)
  * nothing) and skips, with a message, entries that are not strings; empty strings and a bare "@"
  * are skipped where the list is checked.
  */
-static int get_volume_list(struct loader *ld, const char *key, struct pf_settings_strv *ret)
+static int get_volume_list(struct pf_settings_loader *ld, const char *key,
+			   struct pf_settings_strv *ret)
 {
 	const struct entry *e = lookup(ld, "activation", key);
+	size_t alloc = 0;
 	int r = 0;
 
 	if (!e)
@@ -1388,13 +1007,13 @@ static int get_volume_list(struct loader *ld, const char *key, struct pf_setting
 		if (v->type != PF_CFG_STRING)
 			r = warn(ld, e, true, "ignoring invalid string in activation/%s", key);
 		else
-			r = strv_push(ret, v->v.s);
+			r = strv_push(ret, &alloc, e->n_vals, v->v.s);
 	}
 	set_origin(ret, e, &r);
 	return r;
 }
 
-static int extract(struct loader *ld)
+static int extract(struct pf_settings_loader *ld)
 {
 	struct pf_settings *s = ld->s;
 	const struct entry *e;
@@ -1415,7 +1034,7 @@ static int extract(struct loader *ld)
 	if (s->use_devicesfile) {
 		_cleanup_free_ char *dir = pf_path_join(ld->etc, "devices");
 
-		if (!valid_name(str))
+		if (!pf_name_is_valid(str, strlen(str)))
 			return config_error(ld, e, "invalid devices file name \"%s\"", str);
 		if (!dir)
 			return -ENOMEM;
@@ -1464,7 +1083,7 @@ static int extract(struct loader *ld)
 	if (r < 0 || (r = get_str(ld, "global", "system_id_file", NULL, false, &str, NULL)) < 0)
 		return r;
 	s->system_id_file = dup_or_null(str, &r);
-	if (r < 0 || (r = resolve_system_id(ld)) < 0 ||
+	if (r < 0 || (ld->system_id && (r = ld->system_id(ld, ld->hostname, s)) < 0) ||
 	    (r = get_volume_list(ld, "auto_activation_volume_list",
 				 &s->auto_activation_volume_list)) < 0 ||
 	    (r = get_volume_list(ld, "volume_list", &s->volume_list)) < 0 ||
@@ -1493,7 +1112,7 @@ static int extract(struct loader *ld)
 	return 0;
 }
 
-static void loader_release(struct loader *ld)
+static void loader_release(struct pf_settings_loader *ld)
 {
 	for (size_t i = 0; i < ld->n_src; i++) {
 		view_release(&ld->src[i].view);
@@ -1510,7 +1129,10 @@ static void loader_release(struct loader *ld)
 int pf_settings_load_opts(const struct pf_settings_opts *opts, struct pf_settings *ret,
 			  struct pf_diag *reterr)
 {
-	struct loader ld = { .etc = opts->etc, .strict = opts->strict, .reterr = reterr };
+	struct pf_settings_loader ld = { .etc = opts->etc,
+					 .strict = opts->strict,
+					 .system_id = opts->system_id,
+					 .reterr = reterr };
 	struct pf_settings s = { 0 };
 	struct utsname uts;
 	int r;
@@ -1542,14 +1164,6 @@ out:
 	loader_release(&ld);
 	pf_settings_release(&s);
 	return r;
-}
-
-int pf_settings_load(const char *etc, const char *const *config, size_t n_config,
-		     struct pf_settings *ret, struct pf_diag *reterr)
-{
-	const struct pf_settings_opts opts = { .etc = etc, .config = config, .n_config = n_config };
-
-	return pf_settings_load_opts(&opts, ret, reterr);
 }
 
 static void strv_release(struct pf_settings_strv *v)
@@ -1663,6 +1277,7 @@ int pf_settings_event_activation(const char *etc, const char *const *config, siz
 				 bool *ret)
 {
 	static const char *const files[] = { "lvm.conf", "lvmlocal.conf" };
+	const struct pf_settings_opts opts = { .etc = etc, .config = config, .n_config = n_config };
 	struct pf_settings st;
 	struct pf_diag diag;
 	bool maybe = false;
@@ -1686,7 +1301,7 @@ int pf_settings_event_activation(const char *etc, const char *const *config, siz
 		*ret = true;
 		return 0;
 	}
-	r = pf_settings_load(etc, config, n_config, &st, &diag);
+	r = pf_settings_load_opts(&opts, &st, &diag);
 	if (r < 0)
 		return r;
 	*ret = st.event_activation;

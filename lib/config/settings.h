@@ -3,7 +3,7 @@
  * What lvm.conf says, as lvm2 2.03.16 reads it: <etc>/lvm.conf, then <etc>/lvmlocal.conf and
  * lvm_<tag>.conf merged the way lvm2 merges them, under an optional --config string. Only
  * the settings pvscan-fast honours are extracted, with lvm2's defaults, quirks and
- * warnings, plus the host's resolved system ID and tags.
+ * warnings, plus the host's tags; the system ID is resolved by a hook (config/systemid.h).
  */
 #ifndef PF_SETTINGS_H
 #define PF_SETTINGS_H
@@ -67,6 +67,7 @@ struct pf_settings {
 	int64_t pv_min_size_kib;	    /* devices/pv_min_size, default 2048, at least 512 */
 	char *multipath_wwids_file;	    /* default "/etc/multipath/wwids"; "" disables */
 	char *hints;			    /* devices/hints, default "all"; "none" disables */
+	/* system_id_source, local_system_id, system_id(_unknown): set by the system ID hook */
 	char *system_id_source;		    /* global/system_id_source, default "none" */
 	char *local_system_id;		    /* local/system_id, NULL when unset or "" */
 	char *system_id_file;		    /* global/system_id_file, NULL when unset */
@@ -88,12 +89,26 @@ struct pf_settings {
 	size_t n_warnings;
 };
 
+/* The loader while pf_settings_load_opts() runs, as the system ID hook sees it. */
+struct pf_settings_loader;
+
+/*
+ * Resolves the host's system ID into *s during the load, once global/etc and
+ * global/system_id_file are extracted, reading what else it needs with pf_settings_get_str()
+ * and reporting with pf_settings_warn(); hostname is the host name tags and "uname" use.
+ * Returns 0 or a negative errno, which fails the load.
+ */
+typedef int pf_settings_system_id_fn(struct pf_settings_loader *ld, const char *hostname,
+				     struct pf_settings *s);
+
 struct pf_settings_opts {
 	const char *etc;	   /* the config directory: LVM_SYSTEM_DIR or /etc/lvm */
 	const char *const *config; /* --config strings; several are joined, the last wins */
 	size_t n_config;
 	const char *hostname; /* NULL: uname()'s nodename (tests set it) */
 	bool strict;	      /* turn every warning about a value into -EBADMSG */
+	/* pf_systemid_resolve(); NULL leaves the system ID fields unset and unread */
+	pf_settings_system_id_fn *system_id;
 };
 
 /*
@@ -107,17 +122,39 @@ struct pf_settings_opts {
 int pf_settings_load_opts(const struct pf_settings_opts *opts, struct pf_settings *ret,
 			  struct pf_diag *reterr) _nonnull_(1, 2) _must_check_;
 
-/* The same with lvm2's defaults for the rest: uname()'s host name, warnings kept. */
+/*
+ * The same with lvm2's defaults for the rest: uname()'s host name, warnings kept, and the
+ * system ID resolved by pf_systemid_resolve(). Defined in config/systemid.c, beside the one
+ * libsystemd call, so that the command, which links settings.c for
+ * pf_settings_event_activation(), stays libc-only.
+ */
 int pf_settings_load(const char *etc, const char *const *config, size_t n_config,
 		     struct pf_settings *ret, struct pf_diag *reterr) _nonnull_(1, 4) _must_check_;
 
 void pf_settings_release(struct pf_settings *s);
 
 /*
+ * For the system ID hook: the string setting section/key as the load reads it (--config
+ * first, then the merged files), with lvm2's type checks and warnings; def when unset, or
+ * when empty and !allow_empty. Errors: -EBADMSG for a warning under strict.
+ */
+int pf_settings_get_str(struct pf_settings_loader *ld, const char *section, const char *key,
+			const char *def, bool allow_empty, const char **ret)
+	_nonnull_(1, 2, 3, 6) _must_check_;
+
+/*
+ * For the system ID hook: record a warning lvm2 gives (at section/key's origin when both
+ * are non-NULL and the setting is set). config: it is about a setting's value, so strict
+ * makes it -EBADMSG; otherwise 0.
+ */
+int pf_settings_warn(struct pf_settings_loader *ld, const char *section, const char *key,
+		     bool config, const char *fmt, ...) _nonnull_(1, 5) _printf_(5, 6);
+
+/*
  * Only global/event_activation, for the follower path, which must not pay for a full load:
  * when neither lvm.conf, lvmlocal.conf nor a --config string names event_activation or tags
- * outside a comment, lvm2's default (1) holds and nothing is parsed; otherwise everything is
- * loaded as pf_settings_load() does. Errors as pf_settings_load().
+ * outside a comment, lvm2's default (1) holds and nothing is parsed; otherwise everything but
+ * the system ID is loaded as pf_settings_load() does. Errors as pf_settings_load().
  */
 int pf_settings_event_activation(const char *etc, const char *const *config, size_t n_config,
 				 bool *ret) _nonnull_(1, 4) _must_check_;
@@ -129,8 +166,5 @@ int pf_settings_event_activation(const char *etc, const char *const *config, siz
 int pf_settings_compile_filters(const struct pf_settings *s, struct pf_filter **ret_global,
 				struct pf_filter **ret_filter, struct pf_diag *reterr)
 	_nonnull_(1, 2, 3) _must_check_;
-
-/* lvm2's sanitising of a system ID; NULL (with *ret_why) when lvm2 refuses the result. */
-char *pf_settings_system_id_from_string(const char *str, const char **ret_why) _nonnull_(1, 2);
 
 #endif /* PF_SETTINGS_H */

@@ -2,8 +2,9 @@
 # Which devices pvscan-fast accepts and rejects, against lvm2's pvscan under the same lvm.conf:
 # global_filter/filter (delimiters, symlink names), devices/types, pv_min_size, the devices
 # file (loop_file and devname entries, --devicesfile), system IDs (lvmlocal, uname, file,
-# machineid) against foreign VGs, exported and shared VGs, partitioned devices. Per device and
-# for full scans, the lines, exit status and /run/lvm must match (see cache-lvm2.sh for how).
+# machineid, appmachineid) against foreign VGs and the host's own, exported and shared VGs,
+# partitioned devices. Per device and for full scans, the lines, exit status and /run/lvm must
+# match (see cache-lvm2.sh for how).
 #
 # Everything runs in a private mount namespace. The symlinks the filters name live in an
 # overlay mounted over /dev there, whose upper layer is in the scratch directory: the host's
@@ -279,5 +280,19 @@ if [ -s /etc/machine-id ]; then
 	conf "" "system_id_source = \"machineid\""
 	scenario "system ID from machine-id"
 fi
+
+# The host's own ID from each source lvm2 derives it from (appmachineid through libsystemd):
+# vg0 takes what `lvm systemid` prints, so it is ours, not foreign, only where pvscan-fast
+# derives the same ID. A source lvm2 gets no ID from here is left out.
+VG0_ID=hostA
+for src in uname machineid appmachineid; do
+	conf "" "system_id_source = \"$src\""
+	id=$(lvm_tool systemid 2>/dev/null | sed -n 's/^ *system ID: *//p')
+	[ -n "$id" ] || continue
+	lvm_tool vgchange --yes --systemid "$id" --config "local/extra_system_ids=[\"$VG0_ID\"]" \
+		vg0 >/dev/null 2>&1 || fail_setup "systemid $id ($src)"
+	VG0_ID=$id
+	scenario "own system ID from $src"
+done
 
 t_done

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* lvm2's VG/LV name rules. */
+/* lvm2's name rules (validate_name) and the characters they allow. */
 #include "config.h"
 
 #include <string.h>
@@ -36,12 +36,26 @@ START_TEST(test_names)
 }
 END_TEST
 
+START_TEST(test_name_chars)
+{
+	static const char ok[] = "azAZ09+_.-";
+	static const char bad[] = " /@:#*\"'\\\t\n\x7f\xc3";
+
+	for (const char *c = ok; *c; c++)
+		ck_assert_msg(pf_name_char_is_valid(*c), "'%c'", *c);
+	for (const char *c = bad; *c; c++)
+		ck_assert_msg(!pf_name_char_is_valid(*c), "0x%02x", (unsigned char)*c);
+	ck_assert(!pf_name_char_is_valid('\0'));
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("names");
 	TCase *tc = tcase_create("names");
 
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_name_chars);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -15,63 +15,17 @@
 
 #include "device/filter.h"
 #include "config/settings.h"
+#include "confdir.h"
 #include "unit.h"
 
-static char dir[64];
-
-static void setup(void)
-{
-	strcpy(dir, "/tmp/pf-settings-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	(void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static void put(const char *name, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	(void)snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(fputs(text, f) >= 0, 1);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-/* Load with host name "vm" (as on the machine the lvm2 checks ran on) and --config. */
 static int load_cfg(const char *config, bool strict, struct pf_settings *s, struct pf_diag *d)
 {
-	const struct pf_settings_opts o = { .etc = dir,
-					    .config = &config,
-					    .n_config = config ? 1 : 0,
-					    .hostname = "vm",
-					    .strict = strict };
-
-	memset(d, 0, sizeof(*d));
-	return pf_settings_load_opts(&o, s, d);
+	return conf_load(config, strict, NULL, s, d);
 }
 
 static void load_ok(const char *config, struct pf_settings *s)
 {
-	struct pf_diag d;
-
-	ck_assert_msg(load_cfg(config, false, s, &d) == 0, "%s (line %u col %u)", d.msg, d.line,
-		      d.col);
-}
-
-static bool has_warning(const struct pf_settings *s, const char *text)
-{
-	for (size_t i = 0; i < s->n_warnings; i++)
-		if (strstr(s->warnings[i].msg, text))
-			return true;
-	return false;
+	conf_load_ok(config, NULL, s);
 }
 
 static void assert_strv(const struct pf_settings_strv *v, const char *const *want, size_t n)
@@ -105,8 +59,6 @@ static void assert_defaults(const struct pf_settings *s)
 	ck_assert_int_eq(s->pv_min_size_kib, 2048);
 	ck_assert_str_eq(s->multipath_wwids_file, "/etc/multipath/wwids");
 	ck_assert_str_eq(s->hints, "all");
-	ck_assert_str_eq(s->system_id_source, "none");
-	ck_assert_ptr_null(s->local_system_id);
 	ck_assert_ptr_null(s->system_id_file);
 	ck_assert_str_eq(s->etc, "/etc");
 	ck_assert_ptr_null(s->system_id);
@@ -127,14 +79,17 @@ START_TEST(test_defaults)
 	/* No lvm.conf at all, then an empty one, then a comment-only one. */
 	load_ok(NULL, &s);
 	assert_defaults(&s);
+	ck_assert_ptr_null(s.system_id_source); /* no system ID hook: left to it */
 	pf_settings_release(&s);
-	put("lvm.conf", "");
+	conf_put("lvm.conf", "");
 	load_ok(NULL, &s);
 	assert_defaults(&s);
 	pf_settings_release(&s);
-	put("lvm.conf", "# nothing\nconfig {\n\tchecks = 1\n}\n");
-	ck_assert_int_eq(pf_settings_load(dir, NULL, 0, &s, &d), 0);
+	conf_put("lvm.conf", "# nothing\nconfig {\n\tchecks = 1\n}\n");
+	ck_assert_int_eq(pf_settings_load(conf_dir, NULL, 0, &s, &d), 0);
 	assert_defaults(&s);
+	ck_assert_str_eq(s.system_id_source, "none");
+	ck_assert_ptr_null(s.local_system_id);
 	pf_settings_release(&s);
 	/* A directory that does not exist is a system without lvm.conf. */
 	{
@@ -165,13 +120,13 @@ START_TEST(test_syntax_errors)
 		struct pf_settings s = { .n_warnings = 42 };
 		struct pf_diag d;
 
-		put(t[i].file, t[i].text);
+		conf_put(t[i].file, t[i].text);
 		ck_assert_int_eq(load_cfg(t[i].config, false, &s, &d), -EBADMSG);
 		ck_assert_msg(strstr(d.msg, t[i].msg), "case %zu: %s", i, d.msg);
 		ck_assert_msg(d.line == t[i].line && d.col == t[i].col, "case %zu: %u:%u", i,
 			      d.line, d.col);
 		ck_assert_uint_eq(s.n_warnings, 42); /* untouched */
-		put(t[i].file, "");
+		conf_put(t[i].file, "");
 	}
 }
 END_TEST
@@ -181,7 +136,7 @@ START_TEST(test_merge_files)
 {
 	struct pf_settings s;
 
-	put("lvm.conf", "devices {\n"
+	conf_put("lvm.conf", "devices {\n"
 			"	filter = [ \"a|one|\" ]\n"
 			"	global_filter = [ \"a|g1|\" ]\n"
 			"	scan_lvs = 1\n"
@@ -197,7 +152,7 @@ START_TEST(test_merge_files)
 			"	auto_activation_volume_list = [ \"vgA\" ] }\n"
 			"tags { hosttags = 1 t1 { host_list = [ \"other\" ] } t2 { }\n"
 			"       \"@t3\" { host_list = [ \"vm\", \"x\" ] } }\n");
-	put("lvmlocal.conf", "devices {\n"
+	conf_put("lvmlocal.conf", "devices {\n"
 			     "	filter = [ \"a|local|\" ]\n"
 			     "	global_filter = [ \"a|glocal|\" ]\n"
 			     "	types = [ \"xd\", 8 ]\n"
@@ -206,11 +161,11 @@ START_TEST(test_merge_files)
 			     "local { system_id = \"foo\" }\n"
 			     "activation { volume_list = [ \"vg2\" ]\n"
 			     "	auto_activation_volume_list = [ \"vgB\" ] }\n");
-	put("lvm_vm.conf", "activation { volume_list = [ \"@vmtag\" ] }\n"
+	conf_put("lvm_vm.conf", "activation { volume_list = [ \"@vmtag\" ] }\n"
 			   "devices { tags = [ \"@t2\" ] hints = \"none\" }\n"
 			   "tags { t9 {} }\n");
-	put("lvm_t9.conf", "devices { md_component_checks = \"full\" }\n");
-	put("lvm_t1.conf", "devices { scan_lvs = 1 }\n"); /* t1 is not ours: never read */
+	conf_put("lvm_t9.conf", "devices { md_component_checks = \"full\" }\n");
+	conf_put("lvm_t1.conf", "devices { scan_lvs = 1 }\n"); /* t1 is not ours: never read */
 	load_ok(NULL, &s);
 	ck_assert(s.event_activation);
 	ASSERT_STRV(&s.global_filter, "a|glocal|");
@@ -229,15 +184,13 @@ START_TEST(test_merge_files)
 	ASSERT_STRV(&s.auto_activation_volume_list, "vgB");
 	ck_assert(s.hosttags);
 	ASSERT_STRV(&s.host_tags, "vm", "t2", "t3", "t9");
-	ck_assert_str_eq(s.local_system_id, "foo");
-	ck_assert(has_warning(&s, "should global/system_id_source be \"lvmlocal\""));
 	/* Where the filter came from: lvmlocal.conf, line 2. */
 	ck_assert(strstr(s.filter.origin.file, "lvmlocal.conf"));
 	ck_assert_uint_eq(s.filter.origin.line, 2);
 	pf_settings_release(&s);
 
 	/* A section whose tags do not match the host's is left out whole. */
-	put("lvm_vm.conf", "devices { tags = [ \"@nomatch\" ] hints = \"none\" }\n");
+	conf_put("lvm_vm.conf", "devices { tags = [ \"@nomatch\" ] hints = \"none\" }\n");
 	load_ok(NULL, &s);
 	ck_assert_str_eq(s.hints, "all");
 	ASSERT_STRV(&s.host_tags, "vm", "t2", "t3");
@@ -249,12 +202,12 @@ END_TEST
 START_TEST(test_config_override)
 {
 	const char *two[] = { "devices/scan_lvs=1 devices/hints=\"none\"", "devices/scan_lvs=0" };
-	const struct pf_settings_opts o = { .etc = dir, .config = two, .n_config = 2 };
+	const struct pf_settings_opts o = { .etc = conf_dir, .config = two, .n_config = 2 };
 	struct pf_settings s;
 	struct pf_diag d;
 
-	put("lvm.conf", "devices { filter = [ \"a|one|\" ] scan_lvs = 1 }\n");
-	put("lvmlocal.conf", "devices { filter = [ \"a|local|\" ] }\n");
+	conf_put("lvm.conf", "devices { filter = [ \"a|one|\" ] scan_lvs = 1 }\n");
+	conf_put("lvmlocal.conf", "devices { filter = [ \"a|local|\" ] }\n");
 	load_ok("devices/filter=[\"a|cmd|\"] devices { scan_lvs=0 } global/event_activation=\"no\"",
 		&s);
 	ASSERT_STRV(&s.filter, "a|cmd|");
@@ -269,7 +222,7 @@ START_TEST(test_config_override)
 	/* A value of the wrong type in --config still hides the files' value, as in lvm2. */
 	load_ok("devices/scan_lvs=\"maybe\"", &s);
 	ck_assert(!s.scan_lvs);
-	ck_assert(has_warning(&s, "--config: devices/scan_lvs invalid"));
+	ck_assert(conf_has_warning(&s, "--config: devices/scan_lvs invalid"));
 	pf_settings_release(&s);
 }
 END_TEST
@@ -330,7 +283,7 @@ START_TEST(test_value_rules)
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		load_ok(t[i].cfg, &s);
 		if (t[i].warning)
-			ck_assert_msg(has_warning(&s, t[i].warning), "%s: %s", t[i].cfg,
+			ck_assert_msg(conf_has_warning(&s, t[i].warning), "%s: %s", t[i].cfg,
 				      s.n_warnings ? s.warnings[0].msg : "no warning");
 		else
 			ck_assert_msg(s.n_warnings == 0, "%s: %s", t[i].cfg, s.warnings[0].msg);
@@ -385,7 +338,7 @@ START_TEST(test_refused)
 	load_ok("devices/use_devicesfile=1 devices/devicesfile=\"test.devices\"", &s);
 	ck_assert(s.use_devicesfile);
 	ck_assert(strstr(s.devicesfile_path, "/devices/test.devices"));
-	ck_assert(!strncmp(s.devicesfile_path, dir, strlen(dir)));
+	ck_assert(!strncmp(s.devicesfile_path, conf_dir, strlen(conf_dir)));
 	pf_settings_release(&s);
 }
 END_TEST
@@ -396,7 +349,7 @@ START_TEST(test_filters)
 	struct pf_settings s;
 	struct pf_diag d;
 
-	put("lvm.conf", "devices {\n"
+	conf_put("lvm.conf", "devices {\n"
 			"  global_filter = \"r|loop9|\"\n" /* a single string is a list of one */
 			"  filter = [ \"a|sd|\",\n \"r|.*|\" ]\n"
 			"}\n");
@@ -412,7 +365,7 @@ START_TEST(test_filters)
 	pf_filter_free(f);
 	pf_settings_release(&s);
 
-	put("lvm.conf", "devices {\n\n  filter = [ \"a|sd|\", \"r|(|\" ]\n}\n");
+	conf_put("lvm.conf", "devices {\n\n  filter = [ \"a|sd|\", \"r|(|\" ]\n}\n");
 	load_ok(NULL, &s);
 	g = f = NULL;
 	ck_assert_int_eq(pf_settings_compile_filters(&s, &g, &f, &d), -EINVAL);
@@ -424,7 +377,7 @@ START_TEST(test_filters)
 	pf_settings_release(&s);
 
 	/* Not configured: no filter objects at all. */
-	put("lvm.conf", "");
+	conf_put("lvm.conf", "");
 	load_ok(NULL, &s);
 	ck_assert_int_eq(pf_settings_compile_filters(&s, &g, &f, &d), 0);
 	ck_assert_ptr_null(g);
@@ -451,14 +404,14 @@ START_TEST(test_volume_lists)
 	pf_settings_release(&s);
 
 	/* lvmlocal.conf's "[]" goes first in the merged list: lvm2 then matches nothing. */
-	put("lvm.conf", "activation { volume_list = [ \"vg1\" ] }\n");
-	put("lvmlocal.conf", "activation { volume_list = [] }\n");
+	conf_put("lvm.conf", "activation { volume_list = [ \"vg1\" ] }\n");
+	conf_put("lvmlocal.conf", "activation { volume_list = [] }\n");
 	load_ok(NULL, &s);
 	ck_assert(s.volume_list.set);
 	ck_assert_uint_eq(s.volume_list.n, 0);
 	pf_settings_release(&s);
-	put("lvm.conf", "activation { volume_list = [] }\n");
-	put("lvmlocal.conf", "activation { volume_list = [ \"vg1\" ] }\n");
+	conf_put("lvm.conf", "activation { volume_list = [] }\n");
+	conf_put("lvmlocal.conf", "activation { volume_list = [ \"vg1\" ] }\n");
 	load_ok(NULL, &s);
 	ASSERT_STRV(&s.volume_list, "vg1");
 	pf_settings_release(&s);
@@ -491,7 +444,7 @@ START_TEST(test_tags)
 		struct pf_diag d;
 		char got[128] = "";
 
-		put("lvm.conf", t[i].conf);
+		conf_put("lvm.conf", t[i].conf);
 		ck_assert_msg(load_cfg(NULL, false, &s, &d) == t[i].r, "%s: %s", t[i].conf, d.msg);
 		if (t[i].r < 0)
 			continue;
@@ -502,7 +455,7 @@ START_TEST(test_tags)
 		pf_settings_release(&s);
 	}
 	/* Tags from --config count for nothing, as in lvm2. */
-	put("lvm.conf", "");
+	conf_put("lvm.conf", "");
 	{
 		struct pf_settings s;
 
@@ -510,143 +463,6 @@ START_TEST(test_tags)
 		ck_assert(!s.host_tags.set);
 		pf_settings_release(&s);
 	}
-}
-END_TEST
-
-/* lvm2's sanitising (lvm systemid agrees on each). */
-START_TEST(test_system_id_string)
-{
-	static const struct {
-		const char *in, *out;
-	} t[] = {
-		{ "..-a b+c/d", "ab+cd" },
-		{ " \t my host!", "myhost" },
-		{ "Host_1.example-x", "Host_1.example-x" },
-		{ "localhost.x", NULL },
-		{ "---", NULL },
-		{ "", "" },
-	};
-	char long_in[300], *id;
-	const char *why;
-
-	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
-		id = pf_settings_system_id_from_string(t[i].in, &why);
-		if (t[i].out) {
-			ck_assert_ptr_nonnull(id);
-			ck_assert_str_eq(id, t[i].out);
-		} else {
-			ck_assert_ptr_null(id);
-			ck_assert_ptr_nonnull(why);
-		}
-		free(id);
-	}
-	/* At most 128 characters are kept (the reference's 127 is one short). */
-	memset(long_in, 'a', sizeof(long_in) - 1);
-	long_in[sizeof(long_in) - 1] = '\0';
-	id = pf_settings_system_id_from_string(long_in, &why);
-	ck_assert_uint_eq(strlen(id), 128);
-	free(id);
-}
-END_TEST
-
-/* global/system_id_source, with what "lvm systemid" printed for the same settings. */
-START_TEST(test_system_id_sources)
-{
-	static const struct {
-		const char *cfg;
-		const char *id; /* NULL: no system ID */
-		bool unknown;
-	} t[] = {
-		{ "global/system_id_source=\"none\"", NULL, false },
-		{ "global/system_id_source=\"NONE\"", NULL, true },
-		{ "global/system_id_source=\"UNAME\"", "vm", false },
-		{ "global/system_id_source=\"lvmlocal\" local/system_id=\"..-a b+c/d\"", "ab+cd",
-		  false },
-		{ "global/system_id_source=\"lvmlocal\" local/system_id=\"\"", NULL, true },
-		{ "global/system_id_source=\"lvmlocal\" local/system_id=\"localhostfoo\"", NULL,
-		  true },
-		{ "global/system_id_source=\"lvmlocal\"", NULL, true },
-		{ "global/system_id_source=\"file\"", NULL, true },
-		{ "global/system_id_source=\"bogus\"", NULL, true },
-		{ "global/system_id_source=\"\"", NULL, false }, /* "" is ignored: "none" */
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
-		struct pf_settings s;
-
-		load_ok(t[i].cfg, &s);
-		if (t[i].id) {
-			ck_assert_ptr_nonnull(s.system_id);
-			ck_assert_str_eq(s.system_id, t[i].id);
-		} else {
-			ck_assert_msg(!s.system_id, "%s: %s", t[i].cfg, s.system_id);
-		}
-		ck_assert_msg(s.system_id_unknown == t[i].unknown, "%s", t[i].cfg);
-		pf_settings_release(&s);
-	}
-}
-END_TEST
-
-static void load_source(const char *source, struct pf_settings *s)
-{
-	char cfg[256];
-
-	(void)snprintf(cfg, sizeof(cfg),
-		       "global/system_id_source=\"%s\" global/etc=\"%s\" "
-		       "global/system_id_file=\"%s/sid\"",
-		       source, dir, dir);
-	load_ok(cfg, s);
-}
-
-START_TEST(test_system_id_files)
-{
-	static const struct {
-		const char *machine_id, *app_id;
-	} m[] = {
-		/* "lvm systemid" with this /etc/machine-id bind-mounted, source appmachineid */
-		{ "3d1219c7c4c5404aaa1f6d2a48adfda4", "8904c2aa8c6a4e68973b69d39b56789b" },
-		{ "3D1219C7C4C5404AAA1F6D2A48ADFDA4\n", "8904c2aa8c6a4e68973b69d39b56789b" },
-		{ "3d1219c7c4c5404aaa1f6d2a48adfda4\n\n", "00000000000000000000000000000000" },
-		{ "", "00000000000000000000000000000000" },
-		{ "uninitialized\n", "00000000000000000000000000000000" },
-		{ "00000000000000000000000000000000\n", "00000000000000000000000000000000" },
-		{ "3d1219c7-c4c5-404a-aa1f-6d2a48adfda4\n", "00000000000000000000000000000000" },
-	};
-	struct pf_settings s;
-
-	/* First line that is not blank or a comment; "localhost" lines are skipped. */
-	put("sid", "# c\n   \n  localhost.x\n \t my host!#x\nsecond\n");
-	load_source("file", &s);
-	ck_assert_str_eq(s.system_id, "myhost");
-	ck_assert(has_warning(&s, "extra line"));
-	pf_settings_release(&s);
-
-	put("machine-id", "3d1219c7c4c5404aaa1f6d2a48adfda4\n");
-	load_source("machineid", &s);
-	ck_assert_str_eq(s.system_id, "3d1219c7c4c5404aaa1f6d2a48adfda4");
-	pf_settings_release(&s);
-	load_source("machine-id", &s);
-	ck_assert_str_eq(s.system_id, "3d1219c7c4c5404aaa1f6d2a48adfda4");
-	pf_settings_release(&s);
-
-	for (size_t i = 0; i < ARRAY_SIZE(m); i++) {
-		put("machine-id", m[i].machine_id);
-		load_source("appmachineid", &s);
-		ck_assert_str_eq(s.system_id, m[i].app_id);
-		pf_settings_release(&s);
-	}
-
-	{
-		char path[128];
-
-		(void)snprintf(path, sizeof(path), "%s/sid", dir);
-		ck_assert_int_eq(unlink(path), 0);
-	}
-	load_source("file", &s);
-	ck_assert_ptr_null(s.system_id);
-	ck_assert(s.system_id_unknown);
-	ck_assert(has_warning(&s, "cannot open"));
-	pf_settings_release(&s);
 }
 END_TEST
 
@@ -659,7 +475,7 @@ START_TEST(test_caps_and_io)
 	int fd;
 
 	/* lvm.conf that is a directory cannot be read. */
-	(void)snprintf(path, sizeof(path), "%s/lvm.conf", dir);
+	(void)snprintf(path, sizeof(path), "%s/lvm.conf", conf_dir);
 	ck_assert_int_eq(mkdir(path, 0700), 0);
 	ck_assert_int_eq(load_cfg(NULL, false, &s, &d), -EISDIR);
 	ck_assert(strstr(d.msg, "lvm.conf: cannot read"));
@@ -710,12 +526,13 @@ static int event_activation(const char *config, bool *ret)
 	bool v = true;
 	int r;
 
-	r = pf_settings_event_activation(dir, &config, config ? 1 : 0, &v);
+	r = pf_settings_event_activation(conf_dir, &config, config ? 1 : 0, &v);
 	if (r < 0) {
 		bool w = false;
 
 		ck_assert(v);
-		ck_assert_int_eq(pf_settings_event_activation(dir, &config, config ? 1 : 0, &w), r);
+		ck_assert_int_eq(
+			pf_settings_event_activation(conf_dir, &config, config ? 1 : 0, &w), r);
 		ck_assert(!w);
 		return r;
 	}
@@ -735,10 +552,10 @@ START_TEST(test_ea_default)
 {
 	/* no file at all */
 	ck_assert(ea(NULL));
-	put("lvm.conf", "");
-	put("lvmlocal.conf", "");
+	conf_put("lvm.conf", "");
+	conf_put("lvmlocal.conf", "");
 	ck_assert(ea(NULL));
-	put("lvm.conf", "devices { scan_lvs = 0 }\n");
+	conf_put("lvm.conf", "devices { scan_lvs = 0 }\n");
 	ck_assert(ea("devices/scan_lvs=0"));
 }
 END_TEST
@@ -749,15 +566,16 @@ START_TEST(test_ea_comment_not_parsed)
 	struct pf_diag d;
 
 	/* Broken past a comment naming the key: the cheap look does not parse it at all. */
-	put("lvm.conf", "# event_activation = 0\n  #event_activation=0\ndevices { scan_lvs = \n");
+	conf_put("lvm.conf",
+		 "# event_activation = 0\n  #event_activation=0\ndevices { scan_lvs = \n");
 	ck_assert_int_eq(load_cfg(NULL, false, &s, &d), -EBADMSG);
 	ck_assert(ea(NULL));
-	put("lvm.conf", "# global { event_activation = 0 }\n");
-	put("lvmlocal.conf", "local {\n\t# event_activation = 0\n}\n");
+	conf_put("lvm.conf", "# global { event_activation = 0 }\n");
+	conf_put("lvmlocal.conf", "local {\n\t# event_activation = 0\n}\n");
 	ck_assert(ea(NULL));
 	ck_assert(ea("# global/event_activation=0"));
 	/* the word elsewhere in a comment after a value (lvmconfig: 1) */
-	put("lvm.conf", "global { system_id_file = \"/x\" } # event_activation = 0\n");
+	conf_put("lvm.conf", "global { system_id_file = \"/x\" } # event_activation = 0\n");
 	ck_assert(ea(NULL));
 }
 END_TEST
@@ -796,19 +614,19 @@ START_TEST(test_ea_set)
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
 		char path[256];
 
-		(void)snprintf(path, sizeof(path), "%s/lvm.conf", dir);
+		(void)snprintf(path, sizeof(path), "%s/lvm.conf", conf_dir);
 		(void)unlink(path);
-		(void)snprintf(path, sizeof(path), "%s/lvmlocal.conf", dir);
+		(void)snprintf(path, sizeof(path), "%s/lvmlocal.conf", conf_dir);
 		(void)unlink(path);
 		if (t[i].lvm)
-			put("lvm.conf", t[i].lvm);
+			conf_put("lvm.conf", t[i].lvm);
 		if (t[i].local)
-			put("lvmlocal.conf", t[i].local);
+			conf_put("lvmlocal.conf", t[i].local);
 		ck_assert_msg(ea(t[i].config) == t[i].want,
 			      "case %zu: lvm.conf [%s] lvmlocal.conf [%s] --config [%s]", i,
 			      t[i].lvm ?: "", t[i].local ?: "", t[i].config ?: "");
 	}
-	put("lvm_t1.conf", "global { event_activation = 0 }\n");
+	conf_put("lvm_t1.conf", "global { event_activation = 0 }\n");
 	ck_assert(!ea(NULL));
 }
 END_TEST
@@ -819,15 +637,15 @@ START_TEST(test_ea_errors)
 	bool v = true;
 
 	/* a syntax error in text that names the key: the full load reports it */
-	put("lvm.conf", "global { event_activation = 0\n");
+	conf_put("lvm.conf", "global { event_activation = 0\n");
 	ck_assert_int_eq(event_activation(NULL, &v), -EBADMSG);
-	put("lvm.conf", "");
-	put("lvmlocal.conf", "global { event_activation = = 0 }\n");
+	conf_put("lvm.conf", "");
+	conf_put("lvmlocal.conf", "global { event_activation = = 0 }\n");
 	ck_assert_int_eq(event_activation(NULL, &v), -EBADMSG);
-	put("lvmlocal.conf", "");
+	conf_put("lvmlocal.conf", "");
 	ck_assert_int_eq(event_activation("global { event_activation = 0", &v), -EBADMSG);
 	/* a file there but unreadable */
-	(void)snprintf(path, sizeof(path), "%s/lvm.conf", dir);
+	(void)snprintf(path, sizeof(path), "%s/lvm.conf", conf_dir);
 	ck_assert_int_eq(unlink(path), 0);
 	ck_assert_int_eq(mkdir(path, 0700), 0);
 	ck_assert_int_lt(event_activation(NULL, &v), 0);
@@ -840,7 +658,7 @@ static Suite *make_suite(void)
 	Suite *s = suite_create("settings");
 	TCase *tc = tcase_create("settings");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, conf_setup, conf_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_syntax_errors);
@@ -852,14 +670,11 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_filters);
 	tcase_add_test(tc, test_volume_lists);
 	tcase_add_test(tc, test_tags);
-	tcase_add_test(tc, test_system_id_string);
-	tcase_add_test(tc, test_system_id_sources);
-	tcase_add_test(tc, test_system_id_files);
 	tcase_add_test(tc, test_caps_and_io);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("event_activation");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, conf_setup, conf_teardown);
 	tcase_add_test(tc, test_ea_default);
 	tcase_add_test(tc, test_ea_comment_not_parsed);
 	tcase_add_test(tc, test_ea_set);
