@@ -112,7 +112,7 @@ static inline int pf_span_be64(struct pf_span s, uint64_t off, uint64_t *ret)
 	return 0;
 }
 
-/* Little-endian writers, for tests and tools that build on-disk structures. */
+/* Writers, for tests and tools that build on-disk structures. */
 static inline void pf_put_le32(uint8_t *b, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -123,6 +123,18 @@ static inline void pf_put_le64(uint8_t *b, uint64_t v)
 {
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void pf_put_be32(uint8_t *b, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		b[i] = (uint8_t)(v >> (8 * (3 - i)));
+}
+
+static inline void pf_put_be64(uint8_t *b, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * (7 - i)));
 }
 
 #endif /* PF_SPAN_H */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* lvm2 2.03.16's device types, its nodata and first-bytes device filters, end-of-device md. */
+/* lvm2 2.03.16's device types, its nodata and first-bytes device filters, md arrays in sysfs. */
 #include "config.h"
 
 #include <ctype.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format/crc.h"
+#include "format/mdsb.h"
 #include "device/dev.h"
 #include "device/devices.h"
 #include "device/devtypes.h"
@@ -41,13 +41,6 @@ static const struct {
 	{ "VxDMP", 16 },
 };
 
-static const char *const md_end_names[_PF_MD_END_MAX] = {
-	[PF_MD_END_0_90] = "0.90",
-	[PF_MD_END_1_0] = "1.0",
-	[PF_MD_END_IMSM] = "imsm",
-	[PF_MD_END_DDF] = "ddf",
-};
-
 static const char *const reasons[_PF_DEVFILTER_MAX] = {
 	[PF_DEVFILTER_TYPE_UNKNOWN] = "device type is unknown",
 	[PF_DEVFILTER_TOO_SMALL] = "device is too small (pv_min_size)",
@@ -71,21 +64,6 @@ static const char *const reasons[_PF_DEVFILTER_MAX] = {
 #define DM_NAME_LEN	   128
 #define MPATH_UUID_PREFIX  "mpath-"
 
-#define MD_SB_MAGIC	     0xa92b4efcu
-#define MD_MIN_SIZE_BYTES    (128u * 1024) /* lvm2 skips the md check below twice md's 64 KiB */
-#define MD_RESERVED_SECTORS  128u	   /* md's 64 KiB: 0.90 sits in the last such block */
-#define MD_1_0_BACK_SECTORS  16u	   /* 1.0: 8 KiB below the end ... */
-#define MD_1_0_ALIGN_SECTORS 8u		   /* ... rounded down to 4 KiB */
-#define IMSM_SIGNATURE	     "Intel Raid ISM Cfg Sig. "
-#define IMSM_SIG_LEN	     (sizeof(IMSM_SIGNATURE) - 1)
-#define IMSM_BACK_BYTES	     1024u
-#define IMSM_BACK_BYTES_4K   8192u /* on devices with 4 KiB logical blocks */
-#define IMSM_4K_LBS	     4096u
-#define DDF_MAGIC	     0xde11de11u
-#define DDF_MIN_SIZE_BYTES   0x30000u
-#define DDF_HEADER_BYTES     512u
-#define DDF_CRC_OFFSET	     4u
-#define DDF_ALT_BACK_SECTORS 257u /* the second place lvm2 (after libblkid) looks */
 #define MBR_TABLE_OFFSET     0x1be
 #define MBR_MAGIC_OFFSET     0x1fe
 #define MBR_MAGIC	     0xaa55
@@ -706,42 +684,19 @@ static bool has_partition_table(struct pf_span head)
 	return found;
 }
 
-static uint64_t be_bytes(struct pf_span s, uint64_t off, size_t n)
-{
-	uint8_t b[8];
-	uint64_t v = 0;
-
-	if (n > sizeof(b) || pf_span_copy(s, off, n, b) < 0)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		v = v << 8 | b[i];
-	return v;
-}
-
 /* lvm1's "HM" with version 1 or 2, or a GFS pool label (big-endian, version 4.1). */
 static bool has_old_signature(struct pf_span head)
 {
 	uint16_t version;
+	uint64_t magic;
+	uint32_t pool_version;
 
 	if (pf_span_le16(head, LVM1_VERSION_OFFSET, &version) == 0 && head.p[0] == 'H' &&
 	    head.p[1] == 'M' && (version == 1 || version == 2))
 		return true;
-	return be_bytes(head, 0, 8) == POOL_MAGIC &&
-	       (be_bytes(head, POOL_VERSION_OFFSET, 4) >> 8) == POOL_VERSION_MAJMIN;
-}
-
-/*
- * md 1.1 (at 0) and 1.2 (at 4 KiB) superblock magic. compat: lvm2 compares
- * the bytes in host order and, only on big-endian hosts, also swapped; so a
- * little-endian host recognises just the little-endian magic.
- */
-static bool has_md_magic(struct pf_span head, uint64_t off)
-{
-	uint32_t native, le;
-
-	if (pf_span_copy(head, off, sizeof(native), &native) < 0 || pf_span_le32(head, off, &le) < 0)
-		return false;
-	return native == MD_SB_MAGIC || le == MD_SB_MAGIC;
+	return pf_span_be64(head, 0, &magic) == 0 && magic == POOL_MAGIC &&
+	       pf_span_be32(head, POOL_VERSION_OFFSET, &pool_version) == 0 &&
+	       (pool_version >> 8) == POOL_VERSION_MAJMIN;
 }
 
 int pf_devtypes_check_data(const struct pf_devfilter *f, const struct pf_dev *d,
@@ -756,125 +711,10 @@ int pf_devtypes_check_data(const struct pf_devfilter *f, const struct pf_dev *d,
 		v = PF_DEVFILTER_PARTITIONED;
 	if (!v && has_old_signature(s))
 		v = PF_DEVFILTER_SIGNATURE;
-	if (!v && f->md && d->size_bytes >= MD_MIN_SIZE_BYTES &&
-	    (has_md_magic(s, 0) || has_md_magic(s, 4096)))
+	if (!v && f->md && d->size_bytes >= PF_MDSB_MIN_DEV_BYTES && pf_mdsb_at_start(s))
 		v = PF_DEVFILTER_MD_COMPONENT;
 	*ret_reason = v ? reasons[v] : NULL;
 	return v;
-}
-
-/* Where lvm2 looks for each end-of-device superblock, as byte offsets. */
-struct md_end_layout {
-	uint64_t sb_0_90, sb_1_0, imsm, ddf_last, ddf_alt;
-	bool ddf; /* lvm2 looks for DDF only on devices of 192 KiB or more */
-	uint64_t start, end; /* what must be read: the lowest offset up to the last whole sector */
-};
-
-/* lvm2 works in whole sectors of the device's size; a partial last sector is never looked at. */
-static int md_end_layout(uint64_t dev_size_bytes, unsigned lbs, struct md_end_layout *ret)
-{
-	uint64_t n = dev_size_bytes >> 9;
-	struct md_end_layout l = { 0 };
-
-	if (n < 2 * MD_RESERVED_SECTORS)
-		return -ERANGE;
-	l.end = n << 9;
-	l.sb_0_90 = ((n & ~(uint64_t)(MD_RESERVED_SECTORS - 1)) - MD_RESERVED_SECTORS) << 9;
-	l.sb_1_0 = ((n - MD_1_0_BACK_SECTORS) & ~(uint64_t)(MD_1_0_ALIGN_SECTORS - 1)) << 9;
-	l.imsm = l.end - (lbs == IMSM_4K_LBS ? IMSM_BACK_BYTES_4K : IMSM_BACK_BYTES);
-	l.ddf = l.end >= DDF_MIN_SIZE_BYTES;
-	l.start = l.sb_0_90;
-	if (l.ddf) {
-		l.ddf_last = l.end - DDF_HEADER_BYTES;
-		l.ddf_alt = (n - DDF_ALT_BACK_SECTORS) << 9;
-		l.start = l.ddf_alt;
-	}
-	*ret = l;
-	return 0;
-}
-
-int pf_devtypes_md_end_range(uint64_t dev_size_bytes, unsigned lbs, uint64_t *ret_off,
-			     uint64_t *ret_len)
-{
-	struct md_end_layout l;
-	int r = md_end_layout(dev_size_bytes, lbs, &l);
-
-	if (r < 0)
-		return r;
-	*ret_off = l.start;
-	*ret_len = l.end - l.start;
-	return 0;
-}
-
-/*
- * A DDF header at off: 1 with a good CRC, 0 with the magic but a bad CRC
- * (lvm2 then looks no further), -1 without the magic. lvm2 takes the magic
- * and the CRC in either byte order; the CRC is its own over the header with
- * the CRC field set to all ones, started from 0.
- */
-static int ddf_header(struct pf_span s, uint64_t off)
-{
-	uint8_t hdr[DDF_HEADER_BYTES];
-	uint32_t magic = 0, stored = 0, crc;
-	uint64_t stored_be;
-	struct pf_span h;
-
-	if (pf_span_copy(s, off, sizeof(hdr), hdr) < 0)
-		return -1;
-	h = pf_span_make(hdr, sizeof(hdr));
-	if (pf_span_le32(h, 0, &magic) < 0 || pf_span_le32(h, DDF_CRC_OFFSET, &stored) < 0)
-		return -1;
-	if (magic != DDF_MAGIC && be_bytes(h, 0, 4) != DDF_MAGIC)
-		return -1;
-	stored_be = be_bytes(h, DDF_CRC_OFFSET, 4);
-	memset(hdr + DDF_CRC_OFFSET, 0xff, 4);
-	crc = pf_crc(0, hdr, sizeof(hdr));
-	return crc == stored || crc == stored_be;
-}
-
-int pf_devtypes_md_end_find(const uint8_t *buf, size_t len, uint64_t buf_off,
-			    uint64_t dev_size_bytes, unsigned lbs, uint64_t *ret_sb_off)
-{
-	struct pf_span s = pf_span_make(buf, len);
-	struct md_end_layout l;
-	uint64_t sb;
-	int r;
-
-	if (md_end_layout(dev_size_bytes, lbs, &l) < 0 || l.start < buf_off ||
-	    !pf_span_has(s, l.start - buf_off, l.end - l.start))
-		return -EINVAL;
-	if (has_md_magic(s, l.sb_0_90 - buf_off)) {
-		*ret_sb_off = l.sb_0_90;
-		return PF_MD_END_0_90;
-	}
-	if (has_md_magic(s, l.sb_1_0 - buf_off)) {
-		*ret_sb_off = l.sb_1_0;
-		return PF_MD_END_1_0;
-	}
-	if (pf_span_has(s, l.imsm - buf_off, IMSM_SIG_LEN) &&
-	    !memcmp(s.p + (l.imsm - buf_off), IMSM_SIGNATURE, IMSM_SIG_LEN)) {
-		*ret_sb_off = l.imsm;
-		return PF_MD_END_IMSM;
-	}
-	if (!l.ddf)
-		return PF_MD_END_NONE;
-	sb = l.ddf_last;
-	r = ddf_header(s, sb - buf_off);
-	if (r < 0) {
-		sb = l.ddf_alt;
-		r = ddf_header(s, sb - buf_off);
-	}
-	if (r <= 0)
-		return PF_MD_END_NONE;
-	*ret_sb_off = sb;
-	return PF_MD_END_DDF;
-}
-
-const char *pf_devtypes_md_end_name(enum pf_md_end_kind k)
-{
-	if ((unsigned)k >= _PF_MD_END_MAX)
-		return NULL;
-	return md_end_names[k];
 }
 
 int pf_devtypes_md_end_array(const struct pf_paths *paths, const struct pf_dev *d)

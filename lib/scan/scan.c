@@ -222,7 +222,7 @@ static int filter_data(const struct filters *f, struct pf_scan_dev *d)
 			return r < 0 ? r : 0;
 	}
 	/* lvm2's full md check: its md filter also looks at the end, which the probe read. */
-	if (p->md.when == PF_PROBE_MD_END_ALWAYS && p->md_end_kind != PF_MD_END_NONE)
+	if (p->md.when == PF_PROBE_MD_END_ALWAYS && p->md_end_kind != PF_MDSB_END_NONE)
 		excluded(d, pf_devtypes_reason(PF_DEVFILTER_MD_COMPONENT));
 	return 0;
 }

@@ -91,6 +91,13 @@ START_TEST(test_writers_round_trip)
 	pf_put_le32(b, 0xdeadbeef);
 	ck_assert_uint_eq(b[0], 0xef);
 	ck_assert_uint_eq(b[3], 0xde);
+	pf_put_be64(b, 0x1122334455667788ULL);
+	ck_assert_int_eq(pf_span_be64(pf_span_make(b, 8), 0, &v), 0);
+	ck_assert_uint_eq(v, 0x1122334455667788ULL);
+	ck_assert_uint_eq(b[0], 0x11);
+	pf_put_be32(b, 0xdeadbeef);
+	ck_assert_uint_eq(b[0], 0xde);
+	ck_assert_uint_eq(b[3], 0xef);
 }
 END_TEST
 
