@@ -11,7 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "device/dev.h"
+#include "device/blockdev.h"
 #include "device/devicesfile.h"
 
 /* lvm2's buffers: PATH_MAX for values, 256 for VERSION. */

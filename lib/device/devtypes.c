@@ -2,22 +2,17 @@
 /* lvm2 2.03.16's device types, its nodata and first-bytes device filters, md arrays in sysfs. */
 #include "config.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "format/mdsb.h"
-#include "device/dev.h"
-#include "device/devices.h"
+#include "device/blockdev.h"
 #include "device/devtypes.h"
-#include "base/fileio.h"
-#include "base/paths.h"
+#include "format/mdsb.h"
+#include "device/multipath.h"
 #include "base/span.h"
 #include "base/strv.h"
+#include "device/sysfs.h"
 
 /*
  * lvm2's built-in types (lib/device/device-types.h): a /proc/devices block
@@ -52,17 +47,11 @@ static const char *const reasons[_PF_DEVFILTER_MAX] = {
 	[PF_DEVFILTER_SIGNATURE] = "device has a signature",
 };
 
-/* lvm2 reads the multipath files with fgets() into 512 bytes: longer lines come in pieces. */
-#define MPATH_LINE_MAX 512
-#define MPATH_WWID_MIN 8 /* shorter blacklist wwids are ignored */
-
 #define ATTR_SMALL_MAX 64
-#define ATTR_WWID_MAX  4095 /* lvm2 reads device/wwid into PATH_MAX bytes */
 
 #define DM_UUID_LVM_PREFIX "LVM-"
 #define DM_UUID_LVM_LEN	   68 /* "LVM-" + VG uuid + LV uuid; longer means a suffixed internal LV */
 #define DM_NAME_LEN	   128
-#define MPATH_UUID_PREFIX  "mpath-"
 
 #define MBR_TABLE_OFFSET     0x1be
 #define MBR_MAGIC_OFFSET     0x1fe
@@ -83,231 +72,6 @@ struct pf_devfilter {
 	size_t n_types;
 	struct pf_strv wwids; /* sorted, unique */
 };
-
-/* Hand fn each line the way fgets() with lvm2's 512-byte buffer would (an embedded NUL ends it). */
-static int for_each_line(const char *text, size_t len, int (*fn)(char *line, void *arg), void *arg)
-{
-	char line[MPATH_LINE_MAX];
-	size_t pos = 0;
-
-	while (pos < len) {
-		size_t n = 0;
-		int r;
-
-		while (pos + n < len && n < sizeof(line) - 1)
-			if (text[pos + n++] == '\n')
-				break;
-		memcpy(line, text + pos, n);
-		line[n] = '\0';
-		pos += n;
-		r = fn(line, arg);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-/*
- * A wwids file line as multipath writes it: "/3<wwid>/". lvm2 drops the
- * leading '/' and then one more character (the '3', taken on trust) and
- * cuts at the next '/'; "#" lines are comments.
- */
-static int wwids_line(char *line, void *arg)
-{
-	struct pf_strv *set = arg;
-	char *w = line, *slash;
-
-	if (line[0] == '#')
-		return 0;
-	if (*w == '/')
-		w++;
-	if (!*w)
-		return 0;
-	w++;
-	slash = strchr(w, '/');
-	if (slash)
-		*slash = '\0';
-	/* an entry that kept its newline can never equal a sysfs wwid */
-	if (strchr(w, '\n'))
-		return 0;
-	return pf_strv_push(set, PF_DEVTYPES_WWIDS_MAX, w);
-}
-
-struct blacklist {
-	bool black, exceptions; /* inside "blacklist {" / "blacklist_exceptions {" */
-	struct pf_strv ignored, excepted;
-};
-
-/*
- * One multipath.conf line, read as loosely as lvm2 reads it: any line with
- * '{' opens a section (only the two blacklist ones count), any line with
- * '}' closes both, and in a blacklist section a word containing "wwid"
- * yields the token four characters after the word's start, unquoted and
- * without its first '3'.
- */
-static int blacklist_line(char *line, void *arg)
-{
-	struct blacklist *bl = arg;
-	char wwid[MPATH_LINE_MAX] = { 0 };
-	bool quote = false, three = false;
-	const char *word = NULL;
-	size_t i, j = 0, len = strlen(line);
-
-	for (i = 0; i < len && line[i] != '\n'; i++) {
-		if (isspace((unsigned char)line[i]))
-			continue;
-		word = line + i;
-		break;
-	}
-	if (!word || word[0] == '#')
-		return 0;
-	if (strchr(word, '{')) {
-		if (!strncmp(word, "blacklist_exceptions", 20))
-			bl->exceptions = true;
-		else if (!strncmp(word, "blacklist", 9))
-			bl->black = true;
-		return 0;
-	}
-	if (strchr(word, '}')) {
-		bl->black = false;
-		bl->exceptions = false;
-		return 0;
-	}
-	if ((!bl->black && !bl->exceptions) || !strstr(word, "wwid"))
-		return 0;
-	for (i += 4; i < len; i++) {
-		char c = line[i];
-
-		if (c == '\n')
-			break;
-		if (isspace((unsigned char)c)) {
-			if (!j)
-				continue;
-			break;
-		}
-		if (c == '"') {
-			if (quote)
-				break;
-			quote = true;
-			continue;
-		}
-		if (c == '3' && !three) {
-			three = true;
-			continue;
-		}
-		wwid[j++] = c;
-	}
-	if (j < MPATH_WWID_MIN)
-		return 0;
-	return pf_strv_push(bl->exceptions ? &bl->excepted : &bl->ignored, PF_DEVTYPES_WWIDS_MAX,
-			    wwid);
-}
-
-static int blacklist_file(struct blacklist *bl, const char *path)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	int r;
-
-	r = pf_read_file_at(AT_FDCWD, path, PF_DEVTYPES_MPATH_FILE_MAX, &text, &len);
-	if (r == -ENOMEM || r == -E2BIG)
-		return r;
-	if (r < 0)
-		return 0;
-	bl->black = false;
-	bl->exceptions = false;
-	return for_each_line(text, len, blacklist_line, bl);
-}
-
-static int blacklist_dir(struct blacklist *bl, const char *dirpath)
-{
-	struct dirent *de;
-	DIR *dir;
-	size_t n = 0;
-	int r = 0;
-
-	dir = opendir(dirpath);
-	if (!dir)
-		return errno == ENOMEM ? -ENOMEM : 0;
-	while ((de = readdir(dir))) {
-		_cleanup_free_ char *path = NULL;
-
-		if (de->d_name[0] == '.')
-			continue;
-		if (++n > PF_DEVTYPES_MPATH_CONFD_MAX) {
-			r = -E2BIG;
-			break;
-		}
-		path = pf_path_join(dirpath, de->d_name);
-		if (!path) {
-			r = -ENOMEM;
-			break;
-		}
-		r = blacklist_file(bl, path);
-		if (r < 0)
-			break;
-	}
-	(void)closedir(dir);
-	return r;
-}
-
-/*
- * The wwids lvm2 treats as multipath paths: the wwids file, less the wwids
- * multipath's own config blacklists (unless also excepted).
- */
-static int load_wwids(const struct pf_devfilter_cfg *cfg, struct pf_strv *ret)
-{
-	_cleanup_free_ char *text = NULL;
-	struct blacklist bl = { 0 };
-	struct pf_strv set = { 0 };
-	size_t len = 0, out = 0;
-	int r;
-
-	/* lvm2: "" disables the file; a relative path is ignored ("Ignoring unknown ...") */
-	if (!cfg->multipath_wwids_file || cfg->multipath_wwids_file[0] != '/')
-		goto done;
-	r = pf_read_file_at(AT_FDCWD, cfg->multipath_wwids_file, PF_DEVTYPES_MPATH_FILE_MAX, &text,
-			    &len);
-	if (r == -ENOMEM || r == -E2BIG)
-		return r;
-	if (r < 0)
-		goto done;
-	r = for_each_line(text, len, wwids_line, &set);
-	if (r < 0)
-		goto out;
-	pf_strv_sort_unique(&set);
-
-	if (cfg->multipath_conf_file) {
-		r = blacklist_file(&bl, cfg->multipath_conf_file);
-		if (r < 0)
-			goto out;
-	}
-	if (cfg->multipath_conf_dir) {
-		r = blacklist_dir(&bl, cfg->multipath_conf_dir);
-		if (r < 0)
-			goto out;
-	}
-	pf_strv_sort_unique(&bl.excepted);
-	pf_strv_sort_unique(&bl.ignored);
-	for (size_t i = 0; i < set.n; i++) {
-		if (pf_strv_contains(&bl.ignored, set.v[i]) &&
-		    !pf_strv_contains(&bl.excepted, set.v[i])) {
-			free(set.v[i]);
-			continue;
-		}
-		set.v[out++] = set.v[i];
-	}
-	set.n = out;
-done:
-	*ret = set;
-	set = (struct pf_strv){ 0 };
-	r = 0;
-out:
-	pf_strv_release(&set);
-	pf_strv_release(&bl.ignored);
-	pf_strv_release(&bl.excepted);
-	return r;
-}
 
 int pf_devtypes_filter_new(const struct pf_devfilter_cfg *cfg, struct pf_devfilter **ret)
 {
@@ -353,7 +117,8 @@ int pf_devtypes_filter_new(const struct pf_devfilter_cfg *cfg, struct pf_devfilt
 	}
 	/* The wwid set only serves the multipath check: no need to read it otherwise. */
 	if (f->mpath) {
-		r = load_wwids(cfg, &f->wwids);
+		r = pf_multipath_load_wwids(cfg->multipath_wwids_file, cfg->multipath_conf_file,
+					    cfg->multipath_conf_dir, &f->wwids);
 		if (r < 0)
 			goto fail;
 	}
@@ -408,37 +173,6 @@ const char *pf_devtypes_reason(enum pf_devfilter_verdict v)
 	if ((unsigned)v >= _PF_DEVFILTER_MAX)
 		return NULL;
 	return reasons[v];
-}
-
-static bool is_type(const struct pf_dev *d, const char *name)
-{
-	return d->type_name && !strcmp(d->type_name, name);
-}
-
-/* lvm2 flags a device as NVMe by its /dev/nvme* name; the kernel name says the same. */
-static bool is_nvme(const struct pf_dev *d)
-{
-	return d->kname && has_prefix(d->kname, "nvme");
-}
-
-/* An attribute that is there and not empty; 0 with NULL otherwise; only -ENOMEM fails. */
-static int attr(const struct pf_paths *paths, const char *kname, const char *name, size_t cap,
-		char **ret)
-{
-	char *v = NULL;
-	int r;
-
-	*ret = NULL;
-	if (!kname)
-		return 0;
-	r = pf_devices_read_attr(paths, kname, name, cap, &v);
-	if (r == -ENOMEM)
-		return r;
-	if (r == 0 && *v)
-		*ret = v;
-	else
-		free(v);
-	return 0;
 }
 
 /*
@@ -497,7 +231,7 @@ static int dm_usable(const struct pf_devfilter *f, const struct pf_paths *paths,
 		return PF_DEVFILTER_UNUSABLE;
 	if (f->ignore_suspended) {
 		_cleanup_free_ char *s = NULL;
-		int r = attr(paths, d->kname, "dm/suspended", ATTR_SMALL_MAX, &s);
+		int r = pf_sysfs_read_opt_attr(paths, d->kname, "dm/suspended", ATTR_SMALL_MAX, &s);
 
 		if (r < 0)
 			return r;
@@ -535,73 +269,13 @@ static int dm_usable(const struct pf_devfilter *f, const struct pf_paths *paths,
 	return 0;
 }
 
-/* A holder that is a dm device with a multipath uuid. */
-static int holder_is_mpath(const struct pf_paths *paths, const char *holder)
-{
-	_cleanup_free_ char *uuid = NULL;
-	int r = attr(paths, holder, "dm/uuid", ATTR_SMALL_MAX * 4, &uuid);
-
-	if (r < 0)
-		return r;
-	return uuid && has_prefix(uuid, MPATH_UUID_PREFIX);
-}
-
-/*
- * lvm2's dev_is_mpath_component without udev: for SCSI and NVMe devices, a
- * holder of the whole disk is a multipath map; for any device, the part of
- * device/wwid after its "<type>." is in the wwid set. For a partition both
- * look at its disk. lvm2 also requires the holder's /dev node to have the
- * device-mapper major; a dm/ directory in sysfs says the same.
- */
-static int is_mpath_component(const struct pf_devfilter *f, const struct pf_paths *paths,
-			      const struct pf_dev *d)
-{
-	const char *disk = d->is_partition ? d->parent_kname : d->kname;
-	_cleanup_free_ char *wwid = NULL;
-	const char *dot;
-	int r;
-
-	if (disk && (is_type(d, "sd") || is_nvme(d))) {
-		char **holders = d->holders;
-		size_t n = d->n_holders;
-
-		if (d->is_partition) {
-			r = pf_devices_list_holders(paths, disk, &holders, &n);
-			if (r == -ENOMEM)
-				return r;
-			if (r < 0)
-				n = 0;
-		}
-		r = 0;
-		for (size_t i = 0; i < n && !r; i++)
-			r = holder_is_mpath(paths, holders[i]);
-		if (d->is_partition) {
-			for (size_t i = 0; i < n; i++)
-				free(holders[i]);
-			free(holders);
-		}
-		if (r)
-			return r;
-	}
-	if (!f->wwids.n)
-		return 0;
-	r = attr(paths, d->kname, "device/wwid", ATTR_WWID_MAX, &wwid);
-	if (r == 0 && !wwid && d->is_partition)
-		r = attr(paths, d->parent_kname, "device/wwid", ATTR_WWID_MAX, &wwid);
-	if (r < 0)
-		return r;
-	if (!wwid)
-		return 0;
-	dot = strchr(wwid, '.');
-	return dot && pf_strv_contains(&f->wwids, dot + 1);
-}
-
 /* Bound into an md array: the array is one of its holders. */
 static int is_md_member(const struct pf_paths *paths, const struct pf_dev *d)
 {
 	for (size_t i = 0; i < d->n_holders; i++) {
 		_cleanup_free_ char *state = NULL;
-		int r = attr(paths, d->holders[i], "md/array_state", ATTR_SMALL_MAX, &state);
+		int r = pf_sysfs_read_opt_attr(paths, d->holders[i], "md/array_state",
+					       ATTR_SMALL_MAX, &state);
 
 		if (r < 0)
 			return r;
@@ -618,17 +292,17 @@ int pf_devtypes_check_nodata(const struct pf_devfilter *f, const struct pf_paths
 
 	if (!pf_devtypes_max_partitions(f, d->type_name))
 		v = PF_DEVFILTER_TYPE_UNKNOWN;
-	if (!v && is_type(d, "device-mapper"))
+	if (!v && pf_dev_is_type(d, "device-mapper"))
 		v = dm_usable(f, paths, d);
 	/*
 	 * A loop device with no backing file is detached; lvm2 sees its size
 	 * as 0 and says it is too small.
 	 */
 	if (!v && (d->size_bytes < f->pv_min_size_bytes ||
-		   (is_type(d, "loop") && !d->loop_backing_file)))
+		   (pf_dev_is_type(d, "loop") && !d->loop_backing_file)))
 		v = PF_DEVFILTER_TOO_SMALL;
 	if (!v && f->mpath) {
-		v = is_mpath_component(f, paths, d);
+		v = pf_multipath_is_component(&f->wwids, paths, d);
 		if (v > 0)
 			v = PF_DEVFILTER_MPATH_COMPONENT;
 	}
@@ -648,11 +322,11 @@ static bool is_partitionable(const struct pf_devfilter *f, const struct pf_dev *
 {
 	int parts = pf_devtypes_max_partitions(f, d->type_name);
 
-	if (is_type(d, "device-mapper") || is_type(d, "md"))
+	if (pf_dev_is_type(d, "device-mapper") || pf_dev_is_type(d, "md"))
 		return 1;
-	if (is_type(d, "loop") && d->loop_partscan)
+	if (pf_dev_is_type(d, "loop") && d->loop_partscan)
 		return 1;
-	if (is_nvme(d))
+	if (pf_dev_is_nvme(d))
 		return !d->is_partition;
 	return parts > 1 && d->minor % (unsigned)parts == 0;
 }
@@ -725,13 +399,13 @@ int pf_devtypes_md_end_array(const struct pf_paths *paths, const struct pf_dev *
 	int r;
 
 	/* lvm2 asks an array itself, and for a partition of one (blkext), its array. */
-	if (is_type(d, "md"))
+	if (pf_dev_is_type(d, "md"))
 		kname = d->kname;
-	else if (is_type(d, "blkext") && d->is_partition)
+	else if (pf_dev_is_type(d, "blkext") && d->is_partition)
 		kname = d->parent_kname;
 	if (!kname)
 		return 0;
-	r = attr(paths, kname, "md/metadata_version", ATTR_SMALL_MAX, &v);
+	r = pf_sysfs_read_opt_attr(paths, kname, "md/metadata_version", ATTR_SMALL_MAX, &v);
 	if (r < 0 || !v)
 		return r;
 	/* the first word, as lvm2's sscanf("%s") takes it */

@@ -23,9 +23,6 @@ struct pf_paths;
 
 #define PF_DEVTYPES_EXTRA_MAX	     64	       /* devices/types entries */
 #define PF_DEVTYPES_TYPE_NAME_MAX    127       /* bytes in a devices/types name */
-#define PF_DEVTYPES_WWIDS_MAX	     262144    /* wwids kept from the multipath files */
-#define PF_DEVTYPES_MPATH_FILE_MAX   (4u << 20) /* wwids file, multipath.conf, one conf.d file */
-#define PF_DEVTYPES_MPATH_CONFD_MAX  1024      /* files read from the multipath conf.d dir */
 /* lvm2 refuses a smaller devices/pv_min_size and uses this instead (it warns). */
 #define PF_DEVTYPES_PV_MIN_SIZE_FLOOR_BYTES   (512u * 1024)
 #define PF_DEVTYPES_PV_MIN_SIZE_DEFAULT_BYTES (2048u * 1024)
@@ -68,8 +65,8 @@ enum pf_devfilter_verdict {
 struct pf_devfilter;
 
 /*
- * Copy cfg and load the multipath wwid set (a missing or unreadable file is
- * an empty set, as in lvm2). Returns 0, -EINVAL (a devices/types entry with
+ * Copy cfg and load the multipath wwid set (multipath.h; a missing or
+ * unreadable file is an empty set, as in lvm2). Returns 0, -EINVAL (a devices/types entry with
  * no name or 0 partitions), -E2BIG (over a cap) or -ENOMEM.
  */
 int pf_devtypes_filter_new(const struct pf_devfilter_cfg *cfg, struct pf_devfilter **ret)

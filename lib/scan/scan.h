@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "device/dev.h"
+#include "device/blockdev.h"
 #include "base/diag.h"
 #include "base/macro.h"
 #include "base/paths.h"

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "device/blockdev.h"
 #include "base/paths.h"
 
 struct fakesys {
@@ -29,6 +30,9 @@ struct fakesys {
 #define FAKESYS_ZRAM_MAJOR  252
 #define FAKESYS_DM_MAJOR    253
 #define FAKESYS_BLKEXT_MAJOR 259
+
+/* A dm uuid lvm2 takes for an LV's. */
+#define FAKESYS_LV_UUID "LVM-SMXdl4CC44uuuT0k1ug51vUb5x0I3wDh1QamuKI6cAKdFBtrWa23ctvmeJDX4yoc"
 
 void fakesys_init(struct fakesys *fs);
 /* Remove the whole tree. */
@@ -65,5 +69,23 @@ bool fakesys_node(struct fakesys *fs, const char *rel, unsigned major, unsigned 
 
 /* root + "/" + rel, malloc'ed. */
 char *fakesys_path(struct fakesys *fs, const char *rel);
+/* paths.dev + "/" + rel, malloc'ed. */
+char *fakesys_devpath(struct fakesys *fs, const char *rel);
+/* got is paths.dev + "/" + rel. */
+#define ck_assert_devpath(fs, got, rel)                                                            \
+	do {                                                                                       \
+		char *_want = fakesys_devpath((fs), (rel));                                        \
+		ck_assert_str_eq((got), _want);                                                    \
+		free(_want);                                                                       \
+	} while (0)
+
+/*
+ * A small machine: a SCSI disk with two partitions (wwid, serial), an
+ * attached and a detached loop, a dm LV held by the attached loop, md, NVMe
+ * with a partition, zram.
+ */
+void fakesys_small_machine(struct fakesys *fs);
+/* The device of list l with kernel name kname; aborts the test when there is none. */
+const struct pf_dev *fakesys_find_dev(const struct pf_dev_list *l, const char *kname);
 
 #endif /* PF_TEST_FAKESYS_H */

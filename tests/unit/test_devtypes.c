@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/dev.h"
-#include "device/devices.h"
+#include "device/blockdev.h"
+#include "device/sysfs.h"
 #include "device/devtypes.h"
+#include "device/multipath.h"
 #include "fakesys.h"
 #include "base/span.h"
 #include "unit.h"
 
-#define LV_UUID	    "LVM-SMXdl4CC44uuuT0k1ug51vUb5x0I3wDh1QamuKI6cAKdFBtrWa23ctvmeJDX4yoc"
 #define MIB_SECTORS 2048ull
 
 static struct fakesys fs;
@@ -151,13 +151,13 @@ static void build_machine(void)
 	/* an LV, an internal (suffixed) LV, reserved names, an empty map, crypt and mpath maps */
 	fakesys_disk(&fs, "dm-0", 253, 0, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-0", "dm/name", "vg1-lin\n");
-	fakesys_attr(&fs, "dm-0", "dm/uuid", LV_UUID "\n");
+	fakesys_attr(&fs, "dm-0", "dm/uuid", FAKESYS_LV_UUID "\n");
 	fakesys_disk(&fs, "dm-1", 253, 1, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-1", "dm/name", "vg1-pool-tpool\n");
-	fakesys_attr(&fs, "dm-1", "dm/uuid", LV_UUID "-tpool\n");
+	fakesys_attr(&fs, "dm-1", "dm/uuid", FAKESYS_LV_UUID "-tpool\n");
 	fakesys_disk(&fs, "dm-2", 253, 2, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-2", "dm/name", "vg1-pool_tmeta\n");
-	fakesys_attr(&fs, "dm-2", "dm/uuid", LV_UUID "\n");
+	fakesys_attr(&fs, "dm-2", "dm/uuid", FAKESYS_LV_UUID "\n");
 	fakesys_disk(&fs, "dm-3", 253, 3, 0);
 	fakesys_attr(&fs, "dm-3", "dm/name", "empty\n");
 	fakesys_disk(&fs, "dm-4", 253, 4, 8 * MIB_SECTORS);
@@ -169,22 +169,22 @@ static void build_machine(void)
 	fakesys_attr(&fs, "dm-5", "dm/suspended", "1\n");
 	fakesys_disk(&fs, "dm-6", 253, 6, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-6", "dm/name", "my--vg-my--lv\n");
-	fakesys_attr(&fs, "dm-6", "dm/uuid", LV_UUID "\n");
+	fakesys_attr(&fs, "dm-6", "dm/uuid", FAKESYS_LV_UUID "\n");
 	fakesys_disk(&fs, "dm-7", 253, 7, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-7", "dm/name", "vg1-snapshot0\n");
-	fakesys_attr(&fs, "dm-7", "dm/uuid", LV_UUID "\n");
+	fakesys_attr(&fs, "dm-7", "dm/uuid", FAKESYS_LV_UUID "\n");
 	fakesys_disk(&fs, "dm-8", 253, 8, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-8", "dm/name", "luks-home\n");
 	fakesys_attr(&fs, "dm-8", "dm/uuid", "CRYPT-LUKS2-abc-luks-home\n");
 	fakesys_disk(&fs, "dm-10", 253, 10, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-10", "dm/name", "vg1-odd\n");
-	fakesys_attr(&fs, "dm-10", "dm/uuid", LV_UUID "-\n"); /* 69: lvm2 still calls it an LV */
+	fakesys_attr(&fs, "dm-10", "dm/uuid", FAKESYS_LV_UUID "-\n"); /* 69: lvm2 still calls it an LV */
 	fakesys_disk(&fs, "dm-11", 253, 11, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-11", "dm/name", "vg1-odd2\n");
-	fakesys_attr(&fs, "dm-11", "dm/uuid", LV_UUID "-x\n");
+	fakesys_attr(&fs, "dm-11", "dm/uuid", FAKESYS_LV_UUID "-x\n");
 	fakesys_disk(&fs, "dm-9", 253, 9, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-9", "dm/name", "vg1-lv-real\n");
-	fakesys_attr(&fs, "dm-9", "dm/uuid", LV_UUID "\n");
+	fakesys_attr(&fs, "dm-9", "dm/uuid", FAKESYS_LV_UUID "\n");
 
 	/* multipath: sde (and its partition) under mpatha; a PV in use under an LV */
 	fakesys_disk(&fs, "sde", 8, 64, 8 * MIB_SECTORS);
@@ -357,7 +357,7 @@ START_TEST(test_nodata)
 		struct pf_dev d;
 		int v;
 
-		ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, cases[i].kname, &d), 0);
+		ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, cases[i].kname, &d), 0);
 		v = pf_devtypes_check_nodata(f, &fs.paths, &d, &why);
 		ck_assert_msg(v == (int)cases[i].want, "case %zu (%s): %d %s", i, cases[i].kname, v,
 			      why ? why : "");
@@ -382,7 +382,7 @@ START_TEST(test_nodata_no_proc_devices)
 	fakesys_disk(&fs, "sda", 8, 0, 8 * MIB_SECTORS);
 	fakesys_unlink(&fs, "proc/devices");
 	ck_assert_int_eq(pf_devtypes_filter_new(&default_cfg, &f), 0);
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "sda", &d), 0);
+	ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "sda", &d), 0);
 	ck_assert_int_eq(pf_devtypes_check_nodata(f, &fs.paths, &d, &why),
 			 PF_DEVFILTER_TYPE_UNKNOWN);
 	pf_dev_release(&d);
@@ -390,196 +390,27 @@ START_TEST(test_nodata_no_proc_devices)
 }
 END_TEST
 
-/* wwids file lines and what a device wwid must be to match them. */
-START_TEST(test_wwids_file)
-{
-	static const struct {
-		const char *file;
-		const char *dev_wwid; /* device/wwid */
-		bool match;
-	} cases[] = {
-		{ "/3600a0b80001111/\n", "naa.600a0b80001111", true },
-		{ "/3600a0b80001111/\n", "naa.600a0b8000111", false },
-		{ "/3600a0b80001111/\n", "600a0b80001111", false }, /* no "<type>." */
-		{ "/3600a0b80001111/", "t10.600a0b80001111", true },
-		{ "3600a0b80001111/\n", "naa.600a0b80001111", true },	    /* no leading '/' */
-		{ "/x600a0b80001111/\n", "naa.600a0b80001111", true },     /* any first char */
-		{ "/3600a0b80001111\n", "naa.600a0b80001111", false },     /* newline kept */
-		{ "#/3600a0b80001111/\n", "naa.600a0b80001111", false },
-		{ " /3600a0b80001111/\n", "naa.600a0b80001111", false },
-		{ "/3abc/def/\n/3600a0b80001111/\n", "eui.abc", true },
-		{ "/3/\n", "naa.", true }, /* lvm2 keeps an empty entry */
-		{ "", "naa.600a0b80001111", false },
-		{ "/", "naa.", false },
-	};
-
-	fakesys_disk(&fs, "sda", 8, 0, 8 * MIB_SECTORS);
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct pf_devfilter_cfg cfg = default_cfg;
-		struct pf_devfilter *f = NULL;
-		char *wwids = fakesys_path(&fs, "etc/wwids"), *val;
-		const char *why = NULL;
-		struct pf_dev d;
-		int v;
-
-		fakesys_write(&fs, "etc/wwids", cases[i].file);
-		ck_assert_int_ge(asprintf(&val, "%s\n", cases[i].dev_wwid), 0);
-		fakesys_attr(&fs, "sda", "device/wwid", val);
-		free(val);
-		cfg.multipath_wwids_file = wwids;
-		ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-		ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "sda", &d), 0);
-		v = pf_devtypes_check_nodata(f, &fs.paths, &d, &why);
-		ck_assert_msg(v == (cases[i].match ? PF_DEVFILTER_MPATH_COMPONENT : 0), "case %zu: %d",
-			      i, v);
-		pf_dev_release(&d);
-		pf_devtypes_filter_free(f);
-		free(wwids);
-	}
-}
-END_TEST
-
-/* A wwids line longer than lvm2's 511-byte fgets() buffer arrives in pieces; each is an entry. */
-START_TEST(test_wwids_long_line)
-{
-	char *line = malloc(1200);
-	struct pf_devfilter_cfg cfg = default_cfg;
-	struct pf_devfilter *f = NULL;
-	const char *why = NULL;
-	struct pf_dev d;
-	char *wwids = fakesys_path(&fs, "etc/wwids");
-
-	ck_assert_ptr_nonnull(line);
-	memset(line, 'a', 1199);
-	/* the second piece starts at byte 511: "/" + "3" + wanted wwid + "/" */
-	memcpy(line + 511, "/3600a0b8000ffff/\n", 18);
-	line[529] = '\0';
-	fakesys_write(&fs, "etc/wwids", line);
-	free(line);
-	fakesys_disk(&fs, "sda", 8, 0, 8 * MIB_SECTORS);
-	fakesys_attr(&fs, "sda", "device/wwid", "naa.600a0b8000ffff\n");
-	cfg.multipath_wwids_file = wwids;
-	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "sda", &d), 0);
-	ck_assert_int_eq(pf_devtypes_check_nodata(f, &fs.paths, &d, &why),
-			 PF_DEVFILTER_MPATH_COMPONENT);
-	pf_dev_release(&d);
-	pf_devtypes_filter_free(f);
-	free(wwids);
-}
-END_TEST
-
-START_TEST(test_wwids_file_unusable)
+/* The wwids file is read only for the multipath check, and refused over its cap. */
+START_TEST(test_wwids_only_for_mpath)
 {
 	struct pf_devfilter_cfg cfg = default_cfg;
 	struct pf_devfilter *f = NULL;
-	const char *why = NULL;
-	char *big, *path = fakesys_path(&fs, "etc/wwids");
-	struct pf_dev d;
-	size_t n = PF_DEVTYPES_MPATH_FILE_MAX + 1;
+	size_t n = PF_MULTIPATH_FILE_MAX + 1;
+	char *big = malloc(n + 1), *path;
 
-	fakesys_disk(&fs, "sda", 8, 0, 8 * MIB_SECTORS);
-	fakesys_attr(&fs, "sda", "device/wwid", "naa.600a0b80001111\n");
-	fakesys_write(&fs, "etc/rel", "/3600a0b80001111/\n");
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "sda", &d), 0);
-	/* missing, relative (lvm2 ignores it), disabled: all an empty set */
-	cfg.multipath_wwids_file = path;
-	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-	ck_assert_int_eq(pf_devtypes_check_nodata(f, &fs.paths, &d, &why), 0);
-	pf_devtypes_filter_free(f);
-	cfg.multipath_wwids_file = "etc/rel";
-	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-	ck_assert_int_eq(pf_devtypes_check_nodata(f, &fs.paths, &d, &why), 0);
-	pf_devtypes_filter_free(f);
-	cfg.multipath_wwids_file = "";
-	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-	ck_assert_int_eq(pf_devtypes_check_nodata(f, &fs.paths, &d, &why), 0);
-	pf_devtypes_filter_free(f);
-	/* a directory reads as nothing */
-	fakesys_mkdir(&fs, "etc/wwids");
-	cfg.multipath_wwids_file = path;
-	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-	pf_devtypes_filter_free(f);
-	/* over the cap: refused */
-	big = malloc(n + 1);
 	ck_assert_ptr_nonnull(big);
 	memset(big, '#', n);
 	big[n] = '\0';
 	fakesys_write(&fs, "etc/big", big);
 	free(big);
-	free(path);
 	path = fakesys_path(&fs, "etc/big");
 	cfg.multipath_wwids_file = path;
-	f = NULL;
 	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), -E2BIG);
 	ck_assert_ptr_null(f);
-	/* ... but not read at all when multipath detection is off */
 	cfg.multipath_component_detection = false;
 	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
 	pf_devtypes_filter_free(f);
-	pf_dev_release(&d);
 	free(path);
-}
-END_TEST
-
-/* multipath.conf blacklist lines, read as loosely as lvm2 reads them. */
-START_TEST(test_blacklist_parsing)
-{
-	static const struct {
-		const char *conf;
-		bool blacklisted;
-	} cases[] = {
-		{ "blacklist {\n wwid \"3600a0b80001111\"\n}\n", true },
-		{ "blacklist {\nwwid 3600a0b80001111\n}\n", true },
-		{ "blacklist{\n\twwid\t\"3600a0b80001111\"\n}\n", true },
-		{ "blacklist {\n wwid \"600a0b80001111\"\n}\n", true }, /* no '3' to drop */
-		{ "blacklist {\n wwid \"600a0b80031111\"\n}\n", false }, /* drops a later '3' */
-		{ "blacklist {\n wwid \"3600a0b8\"\n}\n", false },	   /* 7 chars left: too short */
-		{ "blacklist {\n wwid \"36600a0b80001111\"\n}\n", false },
-		{ "blacklist {\n# wwid \"3600a0b80001111\"\n}\n", false },
-		{ "blacklist {\n}\n wwid \"3600a0b80001111\"\n", false },
-		{ "devices {\n wwid \"3600a0b80001111\"\n}\n", false },
-		/* a nested section keeps the blacklist open; its '}' closes it */
-		{ "blacklist {\n device {\n vendor x\n }\n wwid \"3600a0b80001111\"\n}\n", false },
-		{ "blacklist {\n device {\n wwid \"3600a0b80001111\"\n }\n}\n", true },
-		/* an exception wins over the blacklist */
-		{ "blacklist {\n wwid 3600a0b80001111\n}\nblacklist_exceptions {\n"
-		  " wwid \"3600a0b80001111\"\n}\n",
-		  false },
-		{ "blacklist_exceptions {\n wwid \"3600a0b80001111\"\n}\n", false },
-		{ "blacklist {\n  wwid \"3600a0b80001111\" # comment\n}\n", true },
-		{ "blacklist {\n wwid\n}\n", false },
-		{ "", false },
-	};
-
-	fakesys_disk(&fs, "sda", 8, 0, 8 * MIB_SECTORS);
-	fakesys_attr(&fs, "sda", "device/wwid", "naa.600a0b80001111\n");
-	fakesys_write(&fs, "etc/wwids", "/3600a0b80001111/\n");
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct pf_devfilter_cfg cfg = default_cfg;
-		char *wwids = fakesys_path(&fs, "etc/wwids");
-		char *conf = fakesys_path(&fs, "etc/multipath.conf");
-		char *confd = fakesys_path(&fs, "etc/none.d");
-		struct pf_devfilter *f = NULL;
-		const char *why = NULL;
-		struct pf_dev d;
-		int v;
-
-		fakesys_write(&fs, "etc/multipath.conf", cases[i].conf);
-		cfg.multipath_wwids_file = wwids;
-		cfg.multipath_conf_file = conf;
-		cfg.multipath_conf_dir = confd;
-		ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-		ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "sda", &d), 0);
-		v = pf_devtypes_check_nodata(f, &fs.paths, &d, &why);
-		ck_assert_msg(v == (cases[i].blacklisted ? 0 : PF_DEVFILTER_MPATH_COMPONENT),
-			      "case %zu: %d", i, v);
-		pf_dev_release(&d);
-		pf_devtypes_filter_free(f);
-		free(wwids);
-		free(conf);
-		free(confd);
-	}
 }
 END_TEST
 
@@ -728,7 +559,7 @@ START_TEST(test_data)
 		int v;
 
 		build_head(cases[i].head, head);
-		ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, cases[i].kname, &d), 0);
+		ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, cases[i].kname, &d), 0);
 		v = pf_devtypes_check_data(f, &d, head, sizeof(head), &why);
 		ck_assert_msg(v == (int)cases[i].want, "case %zu (%s): %d", i, cases[i].kname, v);
 		if (v)
@@ -750,7 +581,7 @@ START_TEST(test_data_short_head)
 
 	fakesys_disk(&fs, "loop0", 7, 0, 8 * MIB_SECTORS);
 	ck_assert_int_eq(pf_devtypes_filter_new(&default_cfg, &f), 0);
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "loop0", &d), 0);
+	ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "loop0", &d), 0);
 	ck_assert_int_eq(pf_devtypes_check_data(f, &d, head, sizeof(head) - 1, &why),
 			 -EINVAL);
 	ck_assert_str_eq(why, "unset");
@@ -803,7 +634,7 @@ START_TEST(test_md_end_array)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct pf_dev d;
 
-		ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, cases[i].kname, &d), 0);
+		ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, cases[i].kname, &d), 0);
 		ck_assert_msg(pf_devtypes_md_end_array(&fs.paths, &d) == cases[i].want, "%s",
 			      cases[i].kname);
 		pf_dev_release(&d);
@@ -823,10 +654,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_bad_cfg);
 	tcase_add_test(tc, test_nodata);
 	tcase_add_test(tc, test_nodata_no_proc_devices);
-	tcase_add_test(tc, test_wwids_file);
-	tcase_add_test(tc, test_wwids_long_line);
-	tcase_add_test(tc, test_wwids_file_unusable);
-	tcase_add_test(tc, test_blacklist_parsing);
+	tcase_add_test(tc, test_wwids_only_for_mpath);
 	tcase_add_test(tc, test_data);
 	tcase_add_test(tc, test_data_short_head);
 	tcase_add_test(tc, test_md_end_array);
