@@ -38,6 +38,18 @@ void fakesys_init(struct fakesys *fs);
 /* Remove the whole tree. */
 void fakesys_destroy(struct fakesys *fs);
 
+/* A suite's fixture: a fresh tree in the file's static fs for every test (setup, teardown). */
+#define FAKESYS_FIXTURE                                                                            \
+	static struct fakesys fs;                                                                  \
+	static void setup(void)                                                                    \
+	{                                                                                          \
+		fakesys_init(&fs);                                                                 \
+	}                                                                                          \
+	static void teardown(void)                                                                 \
+	{                                                                                          \
+		fakesys_destroy(&fs);                                                              \
+	}
+
 /* Write a file below root (creating directories); content is written as given. */
 void fakesys_write(struct fakesys *fs, const char *rel, const char *content);
 void fakesys_write_bytes(struct fakesys *fs, const char *rel, const void *content, size_t len);

@@ -12,17 +12,7 @@
 #include "fakesys.h"
 #include "unit.h"
 
-static struct fakesys fs;
-
-static void setup(void)
-{
-	fakesys_init(&fs);
-}
-
-static void teardown(void)
-{
-	fakesys_destroy(&fs);
-}
+FAKESYS_FIXTURE
 
 #define ck_assert_path(got, rel) ck_assert_devpath(&fs, got, rel)
 

@@ -17,17 +17,7 @@
 
 #define MIB_SECTORS 2048ull
 
-static struct fakesys fs;
-
-static void setup(void)
-{
-	fakesys_init(&fs);
-}
-
-static void teardown(void)
-{
-	fakesys_destroy(&fs);
-}
+FAKESYS_FIXTURE
 
 static const struct pf_devfilter_cfg default_cfg = {
 	.multipath_component_detection = true,

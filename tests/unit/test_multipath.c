@@ -15,17 +15,7 @@
 
 #define MIB_SECTORS 2048ull
 
-static struct fakesys fs;
-
-static void setup(void)
-{
-	fakesys_init(&fs);
-}
-
-static void teardown(void)
-{
-	fakesys_destroy(&fs);
-}
+FAKESYS_FIXTURE
 
 /* SCSI and NVMe disks (and their partitions) under a multipath map; nothing else. */
 START_TEST(test_holders)
