@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Block devices from sysfs and /proc, each named the way lvm2 2.03.16 names a device it finds by number. */
+/* Block devices from sysfs and /proc, named as lvm2 2.03.16's dev-cache first names them. */
 #include "config.h"
 
 #include <errno.h>

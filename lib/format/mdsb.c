@@ -76,8 +76,7 @@ static int md_end_layout(uint64_t dev_size_bytes, unsigned lbs, struct md_end_la
 	return 0;
 }
 
-int pf_mdsb_end_range(uint64_t dev_size_bytes, unsigned lbs, uint64_t *ret_off,
-		      uint64_t *ret_len)
+int pf_mdsb_end_range(uint64_t dev_size_bytes, unsigned lbs, uint64_t *ret_off, uint64_t *ret_len)
 {
 	struct md_end_layout l;
 	int r = md_end_layout(dev_size_bytes, lbs, &l);

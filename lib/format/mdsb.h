@@ -55,8 +55,8 @@ enum pf_mdsb_end_kind {
  * bytes (0: unknown). They end at the device's last whole sector. Returns 0,
  * or -ERANGE for a device lvm2 does not look at (under PF_MDSB_MIN_DEV_BYTES).
  */
-int pf_mdsb_end_range(uint64_t dev_size_bytes, unsigned lbs, uint64_t *ret_off,
-		      uint64_t *ret_len) _nonnull_(3, 4) _must_check_;
+int pf_mdsb_end_range(uint64_t dev_size_bytes, unsigned lbs, uint64_t *ret_off, uint64_t *ret_len)
+	_nonnull_(3, 4) _must_check_;
 
 /*
  * Which end-of-device md superblock lvm2 would find, from the device's bytes

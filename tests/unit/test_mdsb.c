@@ -69,8 +69,7 @@ static uint8_t *at(struct tail *t, uint64_t dev_off)
 
 static int find(const struct tail *t, unsigned lbs, uint64_t *sb)
 {
-	return pf_mdsb_end_find(t->b, (size_t)(t->size - t->off), t->off, t->size, lbs,
-				       sb);
+	return pf_mdsb_end_find(t->b, (size_t)(t->size - t->off), t->off, t->size, lbs, sb);
 }
 
 /* Where lvm2 puts each, in whole sectors of the size: computed here from md's own rules. */
@@ -343,8 +342,7 @@ START_TEST(test_md_end_range)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		uint64_t off = 7, len = 7;
 
-		ck_assert_int_eq(pf_mdsb_end_range(cases[i].size, 512, &off, &len),
-				 cases[i].r);
+		ck_assert_int_eq(pf_mdsb_end_range(cases[i].size, 512, &off, &len), cases[i].r);
 		ck_assert_uint_eq(off, cases[i].r ? 7 : cases[i].off);
 		ck_assert_uint_eq(len, cases[i].r ? 7 : cases[i].len);
 		ck_assert_uint_le(len, PF_MDSB_END_BYTES);
@@ -368,8 +366,7 @@ START_TEST(test_md_end_bad_input)
 	/* one byte short at either end */
 	ck_assert_int_eq(pf_mdsb_end_find(at(&t, off), (size_t)len - 1, off, s, 512, &sb),
 			 -EINVAL);
-	ck_assert_int_eq(pf_mdsb_end_find(at(&t, off + 1), (size_t)len - 1, off + 1, s, 512,
-						 &sb),
+	ck_assert_int_eq(pf_mdsb_end_find(at(&t, off + 1), (size_t)len - 1, off + 1, s, 512, &sb),
 			 -EINVAL);
 	/* the buffer said to start past the range, or past the device */
 	ck_assert_int_eq(pf_mdsb_end_find(t.b, sizeof(t.b), s, s, 512, &sb), -EINVAL);

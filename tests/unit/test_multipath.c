@@ -24,10 +24,12 @@ START_TEST(test_holders)
 		const char *kname;
 		int want;
 	} cases[] = {
-		{ "sde", 1 },	  { "sde1", 1 }, { "nvme0n1", 1 },
-		{ "sdf", 0 },	  /* held by an LV, not a multipath map */
-		{ "loop3", 0 },	  /* not SCSI or NVMe: lvm2 does not look */
-		{ "sdg", 0 },
+		{ "sde", 1 },
+		{ "sde1", 1 },
+		{ "nvme0n1", 1 },
+		{ "sdf", 0 },	/* held by an LV, not a multipath map */
+		{ "loop3", 0 }, /* not SCSI or NVMe: lvm2 does not look */
+		{ "sdg", 0 },	/* a wwid, but no wwids file here */
 	};
 	struct pf_strv none = { 0 };
 
