@@ -88,7 +88,31 @@ static inline int pf_span_le64(struct pf_span s, uint64_t off, uint64_t *ret)
 	return 0;
 }
 
-/* Little-endian writers, for tests and tools that build on-disk structures. */
+/* Big-endian readers, for the few formats that store integers that way (md DDF, GFS pool). */
+static inline int pf_span_be32(struct pf_span s, uint64_t off, uint32_t *ret)
+{
+	const uint8_t *b;
+
+	if (!pf_span_has(s, off, 4))
+		return -EBADMSG;
+	b = s.p + off;
+	*ret = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | (uint32_t)b[3];
+	return 0;
+}
+
+static inline int pf_span_be64(struct pf_span s, uint64_t off, uint64_t *ret)
+{
+	uint64_t v = 0;
+
+	if (!pf_span_has(s, off, 8))
+		return -EBADMSG;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | s.p[off + (uint64_t)i];
+	*ret = v;
+	return 0;
+}
+
+/* Writers, for tests and tools that build on-disk structures. */
 static inline void pf_put_le32(uint8_t *b, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -99,6 +123,18 @@ static inline void pf_put_le64(uint8_t *b, uint64_t v)
 {
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void pf_put_be32(uint8_t *b, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		b[i] = (uint8_t)(v >> (8 * (3 - i)));
+}
+
+static inline void pf_put_be64(uint8_t *b, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * (7 - i)));
 }
 
 #endif /* PF_SPAN_H */

@@ -2,9 +2,11 @@
 /* struct pf_strv: geometric growth, a hard cap, sorting and lookup. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/grow.h"
 #include "base/strv.h"
@@ -61,4 +63,41 @@ void pf_strv_sort_unique(struct pf_strv *s)
 bool pf_strv_contains(const struct pf_strv *s, const char *str)
 {
 	return s->n && bsearch(&str, s->v, s->n, sizeof(*s->v), pf_strv_cmp);
+}
+
+int pf_strv_read_dir(int fd, size_t cap, struct pf_strv *ret)
+{
+	struct pf_strv s = { 0 };
+	struct dirent *de;
+	DIR *dir;
+	int r = 0;
+
+	dir = fdopendir(fd);
+	if (!dir) {
+		r = -errno;
+		(void)close(fd);
+		return r;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(dir);
+		if (!de) {
+			r = -errno;
+			break;
+		}
+		if (de->d_name[0] == '.')
+			continue;
+		r = pf_strv_push(&s, cap, de->d_name);
+		if (r < 0)
+			break;
+	}
+	(void)closedir(dir);
+	if (r < 0) {
+		pf_strv_release(&s);
+		return r;
+	}
+	if (s.n > 1)
+		qsort(s.v, s.n, sizeof(*s.v), pf_strv_cmp);
+	*ret = s;
+	return 0;
 }

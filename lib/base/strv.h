@@ -23,4 +23,12 @@ bool pf_strv_contains(const struct pf_strv *s, const char *str) _nonnull_(1, 2);
 /* qsort()/bsearch() comparator for arrays of char *. */
 int pf_strv_cmp(const void *a, const void *b);
 
+/*
+ * The names in an open directory, without those starting with '.', sorted
+ * bytewise (as lvm2 sorts its /dev walk: alphasort in the C locale). Takes
+ * ownership of fd, also on failure. Returns 0, -E2BIG beyond cap names,
+ * -ENOMEM or another -errno from reading the directory.
+ */
+int pf_strv_read_dir(int fd, size_t cap, struct pf_strv *ret) _nonnull_(3) _must_check_;
+
 #endif /* PF_STRV_H */

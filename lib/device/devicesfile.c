@@ -11,8 +11,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "device/dev.h"
+#include "device/blockdev.h"
 #include "device/devicesfile.h"
+#include "base/strutil.h"
 
 /* lvm2's buffers: PATH_MAX for values, 256 for VERSION. */
 #define VALUE_MAX   4096U
@@ -114,7 +115,7 @@ static int parse_entry(const char *line, unsigned lineno, struct pf_devicesfile 
 	if (r < 0)
 		goto fail;
 	if (v) {
-		e.part = atoi(v);
+		e.part = pf_atoi(v);
 		free(v);
 	}
 	df->entries[df->n_entries++] = e;

@@ -1,23 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* lvm2 2.03.16's device types, its nodata and first-bytes device filters, end-of-device md. */
+/* lvm2 2.03.16's device types, its nodata and first-bytes device filters, md arrays in sysfs. */
 #include "config.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "format/crc.h"
-#include "device/dev.h"
-#include "device/devices.h"
+#include "device/blockdev.h"
 #include "device/devtypes.h"
-#include "base/fileio.h"
-#include "base/paths.h"
+#include "format/mdsb.h"
+#include "device/multipath.h"
 #include "base/span.h"
 #include "base/strv.h"
+#include "device/sysfs.h"
 
 /*
  * lvm2's built-in types (lib/device/device-types.h): a /proc/devices block
@@ -41,13 +36,6 @@ static const struct {
 	{ "VxDMP", 16 },
 };
 
-static const char *const md_end_names[_PF_MD_END_MAX] = {
-	[PF_MD_END_0_90] = "0.90",
-	[PF_MD_END_1_0] = "1.0",
-	[PF_MD_END_IMSM] = "imsm",
-	[PF_MD_END_DDF] = "ddf",
-};
-
 static const char *const reasons[_PF_DEVFILTER_MAX] = {
 	[PF_DEVFILTER_TYPE_UNKNOWN] = "device type is unknown",
 	[PF_DEVFILTER_TOO_SMALL] = "device is too small (pv_min_size)",
@@ -59,33 +47,12 @@ static const char *const reasons[_PF_DEVFILTER_MAX] = {
 	[PF_DEVFILTER_SIGNATURE] = "device has a signature",
 };
 
-/* lvm2 reads the multipath files with fgets() into 512 bytes: longer lines come in pieces. */
-#define MPATH_LINE_MAX 512
-#define MPATH_WWID_MIN 8 /* shorter blacklist wwids are ignored */
-
 #define ATTR_SMALL_MAX 64
-#define ATTR_WWID_MAX  4095 /* lvm2 reads device/wwid into PATH_MAX bytes */
 
 #define DM_UUID_LVM_PREFIX "LVM-"
 #define DM_UUID_LVM_LEN	   68 /* "LVM-" + VG uuid + LV uuid; longer means a suffixed internal LV */
 #define DM_NAME_LEN	   128
-#define MPATH_UUID_PREFIX  "mpath-"
 
-#define MD_SB_MAGIC	     0xa92b4efcu
-#define MD_MIN_SIZE_BYTES    (128u * 1024) /* lvm2 skips the md check below twice md's 64 KiB */
-#define MD_RESERVED_SECTORS  128u	   /* md's 64 KiB: 0.90 sits in the last such block */
-#define MD_1_0_BACK_SECTORS  16u	   /* 1.0: 8 KiB below the end ... */
-#define MD_1_0_ALIGN_SECTORS 8u		   /* ... rounded down to 4 KiB */
-#define IMSM_SIGNATURE	     "Intel Raid ISM Cfg Sig. "
-#define IMSM_SIG_LEN	     (sizeof(IMSM_SIGNATURE) - 1)
-#define IMSM_BACK_BYTES	     1024u
-#define IMSM_BACK_BYTES_4K   8192u /* on devices with 4 KiB logical blocks */
-#define IMSM_4K_LBS	     4096u
-#define DDF_MAGIC	     0xde11de11u
-#define DDF_MIN_SIZE_BYTES   0x30000u
-#define DDF_HEADER_BYTES     512u
-#define DDF_CRC_OFFSET	     4u
-#define DDF_ALT_BACK_SECTORS 257u /* the second place lvm2 (after libblkid) looks */
 #define MBR_TABLE_OFFSET     0x1be
 #define MBR_MAGIC_OFFSET     0x1fe
 #define MBR_MAGIC	     0xaa55
@@ -105,231 +72,6 @@ struct pf_devfilter {
 	size_t n_types;
 	struct pf_strv wwids; /* sorted, unique */
 };
-
-/* Hand fn each line the way fgets() with lvm2's 512-byte buffer would (an embedded NUL ends it). */
-static int for_each_line(const char *text, size_t len, int (*fn)(char *line, void *arg), void *arg)
-{
-	char line[MPATH_LINE_MAX];
-	size_t pos = 0;
-
-	while (pos < len) {
-		size_t n = 0;
-		int r;
-
-		while (pos + n < len && n < sizeof(line) - 1)
-			if (text[pos + n++] == '\n')
-				break;
-		memcpy(line, text + pos, n);
-		line[n] = '\0';
-		pos += n;
-		r = fn(line, arg);
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-/*
- * A wwids file line as multipath writes it: "/3<wwid>/". lvm2 drops the
- * leading '/' and then one more character (the '3', taken on trust) and
- * cuts at the next '/'; "#" lines are comments.
- */
-static int wwids_line(char *line, void *arg)
-{
-	struct pf_strv *set = arg;
-	char *w = line, *slash;
-
-	if (line[0] == '#')
-		return 0;
-	if (*w == '/')
-		w++;
-	if (!*w)
-		return 0;
-	w++;
-	slash = strchr(w, '/');
-	if (slash)
-		*slash = '\0';
-	/* an entry that kept its newline can never equal a sysfs wwid */
-	if (strchr(w, '\n'))
-		return 0;
-	return pf_strv_push(set, PF_DEVTYPES_WWIDS_MAX, w);
-}
-
-struct blacklist {
-	bool black, exceptions; /* inside "blacklist {" / "blacklist_exceptions {" */
-	struct pf_strv ignored, excepted;
-};
-
-/*
- * One multipath.conf line, read as loosely as lvm2 reads it: any line with
- * '{' opens a section (only the two blacklist ones count), any line with
- * '}' closes both, and in a blacklist section a word containing "wwid"
- * yields the token four characters after the word's start, unquoted and
- * without its first '3'.
- */
-static int blacklist_line(char *line, void *arg)
-{
-	struct blacklist *bl = arg;
-	char wwid[MPATH_LINE_MAX] = { 0 };
-	bool quote = false, three = false;
-	const char *word = NULL;
-	size_t i, j = 0, len = strlen(line);
-
-	for (i = 0; i < len && line[i] != '\n'; i++) {
-		if (isspace((unsigned char)line[i]))
-			continue;
-		word = line + i;
-		break;
-	}
-	if (!word || word[0] == '#')
-		return 0;
-	if (strchr(word, '{')) {
-		if (!strncmp(word, "blacklist_exceptions", 20))
-			bl->exceptions = true;
-		else if (!strncmp(word, "blacklist", 9))
-			bl->black = true;
-		return 0;
-	}
-	if (strchr(word, '}')) {
-		bl->black = false;
-		bl->exceptions = false;
-		return 0;
-	}
-	if ((!bl->black && !bl->exceptions) || !strstr(word, "wwid"))
-		return 0;
-	for (i += 4; i < len; i++) {
-		char c = line[i];
-
-		if (c == '\n')
-			break;
-		if (isspace((unsigned char)c)) {
-			if (!j)
-				continue;
-			break;
-		}
-		if (c == '"') {
-			if (quote)
-				break;
-			quote = true;
-			continue;
-		}
-		if (c == '3' && !three) {
-			three = true;
-			continue;
-		}
-		wwid[j++] = c;
-	}
-	if (j < MPATH_WWID_MIN)
-		return 0;
-	return pf_strv_push(bl->exceptions ? &bl->excepted : &bl->ignored, PF_DEVTYPES_WWIDS_MAX,
-			    wwid);
-}
-
-static int blacklist_file(struct blacklist *bl, const char *path)
-{
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	int r;
-
-	r = pf_read_file_at(AT_FDCWD, path, PF_DEVTYPES_MPATH_FILE_MAX, &text, &len);
-	if (r == -ENOMEM || r == -E2BIG)
-		return r;
-	if (r < 0)
-		return 0;
-	bl->black = false;
-	bl->exceptions = false;
-	return for_each_line(text, len, blacklist_line, bl);
-}
-
-static int blacklist_dir(struct blacklist *bl, const char *dirpath)
-{
-	struct dirent *de;
-	DIR *dir;
-	size_t n = 0;
-	int r = 0;
-
-	dir = opendir(dirpath);
-	if (!dir)
-		return errno == ENOMEM ? -ENOMEM : 0;
-	while ((de = readdir(dir))) {
-		_cleanup_free_ char *path = NULL;
-
-		if (de->d_name[0] == '.')
-			continue;
-		if (++n > PF_DEVTYPES_MPATH_CONFD_MAX) {
-			r = -E2BIG;
-			break;
-		}
-		path = pf_path_join(dirpath, de->d_name);
-		if (!path) {
-			r = -ENOMEM;
-			break;
-		}
-		r = blacklist_file(bl, path);
-		if (r < 0)
-			break;
-	}
-	(void)closedir(dir);
-	return r;
-}
-
-/*
- * The wwids lvm2 treats as multipath paths: the wwids file, less the wwids
- * multipath's own config blacklists (unless also excepted).
- */
-static int load_wwids(const struct pf_devfilter_cfg *cfg, struct pf_strv *ret)
-{
-	_cleanup_free_ char *text = NULL;
-	struct blacklist bl = { 0 };
-	struct pf_strv set = { 0 };
-	size_t len = 0, out = 0;
-	int r;
-
-	/* lvm2: "" disables the file; a relative path is ignored ("Ignoring unknown ...") */
-	if (!cfg->multipath_wwids_file || cfg->multipath_wwids_file[0] != '/')
-		goto done;
-	r = pf_read_file_at(AT_FDCWD, cfg->multipath_wwids_file, PF_DEVTYPES_MPATH_FILE_MAX, &text,
-			    &len);
-	if (r == -ENOMEM || r == -E2BIG)
-		return r;
-	if (r < 0)
-		goto done;
-	r = for_each_line(text, len, wwids_line, &set);
-	if (r < 0)
-		goto out;
-	pf_strv_sort_unique(&set);
-
-	if (cfg->multipath_conf_file) {
-		r = blacklist_file(&bl, cfg->multipath_conf_file);
-		if (r < 0)
-			goto out;
-	}
-	if (cfg->multipath_conf_dir) {
-		r = blacklist_dir(&bl, cfg->multipath_conf_dir);
-		if (r < 0)
-			goto out;
-	}
-	pf_strv_sort_unique(&bl.excepted);
-	pf_strv_sort_unique(&bl.ignored);
-	for (size_t i = 0; i < set.n; i++) {
-		if (pf_strv_contains(&bl.ignored, set.v[i]) &&
-		    !pf_strv_contains(&bl.excepted, set.v[i])) {
-			free(set.v[i]);
-			continue;
-		}
-		set.v[out++] = set.v[i];
-	}
-	set.n = out;
-done:
-	*ret = set;
-	set = (struct pf_strv){ 0 };
-	r = 0;
-out:
-	pf_strv_release(&set);
-	pf_strv_release(&bl.ignored);
-	pf_strv_release(&bl.excepted);
-	return r;
-}
 
 int pf_devtypes_filter_new(const struct pf_devfilter_cfg *cfg, struct pf_devfilter **ret)
 {
@@ -375,7 +117,8 @@ int pf_devtypes_filter_new(const struct pf_devfilter_cfg *cfg, struct pf_devfilt
 	}
 	/* The wwid set only serves the multipath check: no need to read it otherwise. */
 	if (f->mpath) {
-		r = load_wwids(cfg, &f->wwids);
+		r = pf_multipath_load_wwids(cfg->multipath_wwids_file, cfg->multipath_conf_file,
+					    cfg->multipath_conf_dir, &f->wwids);
 		if (r < 0)
 			goto fail;
 	}
@@ -430,37 +173,6 @@ const char *pf_devtypes_reason(enum pf_devfilter_verdict v)
 	if ((unsigned)v >= _PF_DEVFILTER_MAX)
 		return NULL;
 	return reasons[v];
-}
-
-static bool is_type(const struct pf_dev *d, const char *name)
-{
-	return d->type_name && !strcmp(d->type_name, name);
-}
-
-/* lvm2 flags a device as NVMe by its /dev/nvme* name; the kernel name says the same. */
-static bool is_nvme(const struct pf_dev *d)
-{
-	return d->kname && has_prefix(d->kname, "nvme");
-}
-
-/* An attribute that is there and not empty; 0 with NULL otherwise; only -ENOMEM fails. */
-static int attr(const struct pf_paths *paths, const char *kname, const char *name, size_t cap,
-		char **ret)
-{
-	char *v = NULL;
-	int r;
-
-	*ret = NULL;
-	if (!kname)
-		return 0;
-	r = pf_devices_read_attr(paths, kname, name, cap, &v);
-	if (r == -ENOMEM)
-		return r;
-	if (r == 0 && *v)
-		*ret = v;
-	else
-		free(v);
-	return 0;
 }
 
 /*
@@ -519,7 +231,7 @@ static int dm_usable(const struct pf_devfilter *f, const struct pf_paths *paths,
 		return PF_DEVFILTER_UNUSABLE;
 	if (f->ignore_suspended) {
 		_cleanup_free_ char *s = NULL;
-		int r = attr(paths, d->kname, "dm/suspended", ATTR_SMALL_MAX, &s);
+		int r = pf_sysfs_read_opt_attr(paths, d->kname, "dm/suspended", ATTR_SMALL_MAX, &s);
 
 		if (r < 0)
 			return r;
@@ -557,73 +269,13 @@ static int dm_usable(const struct pf_devfilter *f, const struct pf_paths *paths,
 	return 0;
 }
 
-/* A holder that is a dm device with a multipath uuid. */
-static int holder_is_mpath(const struct pf_paths *paths, const char *holder)
-{
-	_cleanup_free_ char *uuid = NULL;
-	int r = attr(paths, holder, "dm/uuid", ATTR_SMALL_MAX * 4, &uuid);
-
-	if (r < 0)
-		return r;
-	return uuid && has_prefix(uuid, MPATH_UUID_PREFIX);
-}
-
-/*
- * lvm2's dev_is_mpath_component without udev: for SCSI and NVMe devices, a
- * holder of the whole disk is a multipath map; for any device, the part of
- * device/wwid after its "<type>." is in the wwid set. For a partition both
- * look at its disk. lvm2 also requires the holder's /dev node to have the
- * device-mapper major; a dm/ directory in sysfs says the same.
- */
-static int is_mpath_component(const struct pf_devfilter *f, const struct pf_paths *paths,
-			      const struct pf_dev *d)
-{
-	const char *disk = d->is_partition ? d->parent_kname : d->kname;
-	_cleanup_free_ char *wwid = NULL;
-	const char *dot;
-	int r;
-
-	if (disk && (is_type(d, "sd") || is_nvme(d))) {
-		char **holders = d->holders;
-		size_t n = d->n_holders;
-
-		if (d->is_partition) {
-			r = pf_devices_list_holders(paths, disk, &holders, &n);
-			if (r == -ENOMEM)
-				return r;
-			if (r < 0)
-				n = 0;
-		}
-		r = 0;
-		for (size_t i = 0; i < n && !r; i++)
-			r = holder_is_mpath(paths, holders[i]);
-		if (d->is_partition) {
-			for (size_t i = 0; i < n; i++)
-				free(holders[i]);
-			free(holders);
-		}
-		if (r)
-			return r;
-	}
-	if (!f->wwids.n)
-		return 0;
-	r = attr(paths, d->kname, "device/wwid", ATTR_WWID_MAX, &wwid);
-	if (r == 0 && !wwid && d->is_partition)
-		r = attr(paths, d->parent_kname, "device/wwid", ATTR_WWID_MAX, &wwid);
-	if (r < 0)
-		return r;
-	if (!wwid)
-		return 0;
-	dot = strchr(wwid, '.');
-	return dot && pf_strv_contains(&f->wwids, dot + 1);
-}
-
 /* Bound into an md array: the array is one of its holders. */
 static int is_md_member(const struct pf_paths *paths, const struct pf_dev *d)
 {
 	for (size_t i = 0; i < d->n_holders; i++) {
 		_cleanup_free_ char *state = NULL;
-		int r = attr(paths, d->holders[i], "md/array_state", ATTR_SMALL_MAX, &state);
+		int r = pf_sysfs_read_opt_attr(paths, d->holders[i], "md/array_state",
+					       ATTR_SMALL_MAX, &state);
 
 		if (r < 0)
 			return r;
@@ -640,17 +292,17 @@ int pf_devtypes_check_nodata(const struct pf_devfilter *f, const struct pf_paths
 
 	if (!pf_devtypes_max_partitions(f, d->type_name))
 		v = PF_DEVFILTER_TYPE_UNKNOWN;
-	if (!v && is_type(d, "device-mapper"))
+	if (!v && pf_dev_is_type(d, "device-mapper"))
 		v = dm_usable(f, paths, d);
 	/*
 	 * A loop device with no backing file is detached; lvm2 sees its size
 	 * as 0 and says it is too small.
 	 */
 	if (!v && (d->size_bytes < f->pv_min_size_bytes ||
-		   (is_type(d, "loop") && !d->loop_backing_file)))
+		   (pf_dev_is_type(d, "loop") && !d->loop_backing_file)))
 		v = PF_DEVFILTER_TOO_SMALL;
 	if (!v && f->mpath) {
-		v = is_mpath_component(f, paths, d);
+		v = pf_multipath_is_component(&f->wwids, paths, d);
 		if (v > 0)
 			v = PF_DEVFILTER_MPATH_COMPONENT;
 	}
@@ -670,11 +322,11 @@ static bool is_partitionable(const struct pf_devfilter *f, const struct pf_dev *
 {
 	int parts = pf_devtypes_max_partitions(f, d->type_name);
 
-	if (is_type(d, "device-mapper") || is_type(d, "md"))
+	if (pf_dev_is_type(d, "device-mapper") || pf_dev_is_type(d, "md"))
 		return 1;
-	if (is_type(d, "loop") && d->loop_partscan)
+	if (pf_dev_is_type(d, "loop") && d->loop_partscan)
 		return 1;
-	if (is_nvme(d))
+	if (pf_dev_is_nvme(d))
 		return !d->is_partition;
 	return parts > 1 && d->minor % (unsigned)parts == 0;
 }
@@ -706,42 +358,19 @@ static bool has_partition_table(struct pf_span head)
 	return found;
 }
 
-static uint64_t be_bytes(struct pf_span s, uint64_t off, size_t n)
-{
-	uint8_t b[8];
-	uint64_t v = 0;
-
-	if (n > sizeof(b) || pf_span_copy(s, off, n, b) < 0)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		v = v << 8 | b[i];
-	return v;
-}
-
 /* lvm1's "HM" with version 1 or 2, or a GFS pool label (big-endian, version 4.1). */
 static bool has_old_signature(struct pf_span head)
 {
 	uint16_t version;
+	uint64_t magic;
+	uint32_t pool_version;
 
 	if (pf_span_le16(head, LVM1_VERSION_OFFSET, &version) == 0 && head.p[0] == 'H' &&
 	    head.p[1] == 'M' && (version == 1 || version == 2))
 		return true;
-	return be_bytes(head, 0, 8) == POOL_MAGIC &&
-	       (be_bytes(head, POOL_VERSION_OFFSET, 4) >> 8) == POOL_VERSION_MAJMIN;
-}
-
-/*
- * md 1.1 (at 0) and 1.2 (at 4 KiB) superblock magic. compat: lvm2 compares
- * the bytes in host order and, only on big-endian hosts, also swapped; so a
- * little-endian host recognises just the little-endian magic.
- */
-static bool has_md_magic(struct pf_span head, uint64_t off)
-{
-	uint32_t native, le;
-
-	if (pf_span_copy(head, off, sizeof(native), &native) < 0 || pf_span_le32(head, off, &le) < 0)
-		return false;
-	return native == MD_SB_MAGIC || le == MD_SB_MAGIC;
+	return pf_span_be64(head, 0, &magic) == 0 && magic == POOL_MAGIC &&
+	       pf_span_be32(head, POOL_VERSION_OFFSET, &pool_version) == 0 &&
+	       (pool_version >> 8) == POOL_VERSION_MAJMIN;
 }
 
 int pf_devtypes_check_data(const struct pf_devfilter *f, const struct pf_dev *d,
@@ -756,125 +385,10 @@ int pf_devtypes_check_data(const struct pf_devfilter *f, const struct pf_dev *d,
 		v = PF_DEVFILTER_PARTITIONED;
 	if (!v && has_old_signature(s))
 		v = PF_DEVFILTER_SIGNATURE;
-	if (!v && f->md && d->size_bytes >= MD_MIN_SIZE_BYTES &&
-	    (has_md_magic(s, 0) || has_md_magic(s, 4096)))
+	if (!v && f->md && d->size_bytes >= PF_MDSB_MIN_DEV_BYTES && pf_mdsb_at_start(s))
 		v = PF_DEVFILTER_MD_COMPONENT;
 	*ret_reason = v ? reasons[v] : NULL;
 	return v;
-}
-
-/* Where lvm2 looks for each end-of-device superblock, as byte offsets. */
-struct md_end_layout {
-	uint64_t sb_0_90, sb_1_0, imsm, ddf_last, ddf_alt;
-	bool ddf; /* lvm2 looks for DDF only on devices of 192 KiB or more */
-	uint64_t start, end; /* what must be read: the lowest offset up to the last whole sector */
-};
-
-/* lvm2 works in whole sectors of the device's size; a partial last sector is never looked at. */
-static int md_end_layout(uint64_t dev_size_bytes, unsigned lbs, struct md_end_layout *ret)
-{
-	uint64_t n = dev_size_bytes >> 9;
-	struct md_end_layout l = { 0 };
-
-	if (n < 2 * MD_RESERVED_SECTORS)
-		return -ERANGE;
-	l.end = n << 9;
-	l.sb_0_90 = ((n & ~(uint64_t)(MD_RESERVED_SECTORS - 1)) - MD_RESERVED_SECTORS) << 9;
-	l.sb_1_0 = ((n - MD_1_0_BACK_SECTORS) & ~(uint64_t)(MD_1_0_ALIGN_SECTORS - 1)) << 9;
-	l.imsm = l.end - (lbs == IMSM_4K_LBS ? IMSM_BACK_BYTES_4K : IMSM_BACK_BYTES);
-	l.ddf = l.end >= DDF_MIN_SIZE_BYTES;
-	l.start = l.sb_0_90;
-	if (l.ddf) {
-		l.ddf_last = l.end - DDF_HEADER_BYTES;
-		l.ddf_alt = (n - DDF_ALT_BACK_SECTORS) << 9;
-		l.start = l.ddf_alt;
-	}
-	*ret = l;
-	return 0;
-}
-
-int pf_devtypes_md_end_range(uint64_t dev_size_bytes, unsigned lbs, uint64_t *ret_off,
-			     uint64_t *ret_len)
-{
-	struct md_end_layout l;
-	int r = md_end_layout(dev_size_bytes, lbs, &l);
-
-	if (r < 0)
-		return r;
-	*ret_off = l.start;
-	*ret_len = l.end - l.start;
-	return 0;
-}
-
-/*
- * A DDF header at off: 1 with a good CRC, 0 with the magic but a bad CRC
- * (lvm2 then looks no further), -1 without the magic. lvm2 takes the magic
- * and the CRC in either byte order; the CRC is its own over the header with
- * the CRC field set to all ones, started from 0.
- */
-static int ddf_header(struct pf_span s, uint64_t off)
-{
-	uint8_t hdr[DDF_HEADER_BYTES];
-	uint32_t magic = 0, stored = 0, crc;
-	uint64_t stored_be;
-	struct pf_span h;
-
-	if (pf_span_copy(s, off, sizeof(hdr), hdr) < 0)
-		return -1;
-	h = pf_span_make(hdr, sizeof(hdr));
-	if (pf_span_le32(h, 0, &magic) < 0 || pf_span_le32(h, DDF_CRC_OFFSET, &stored) < 0)
-		return -1;
-	if (magic != DDF_MAGIC && be_bytes(h, 0, 4) != DDF_MAGIC)
-		return -1;
-	stored_be = be_bytes(h, DDF_CRC_OFFSET, 4);
-	memset(hdr + DDF_CRC_OFFSET, 0xff, 4);
-	crc = pf_crc(0, hdr, sizeof(hdr));
-	return crc == stored || crc == stored_be;
-}
-
-int pf_devtypes_md_end_find(const uint8_t *buf, size_t len, uint64_t buf_off,
-			    uint64_t dev_size_bytes, unsigned lbs, uint64_t *ret_sb_off)
-{
-	struct pf_span s = pf_span_make(buf, len);
-	struct md_end_layout l;
-	uint64_t sb;
-	int r;
-
-	if (md_end_layout(dev_size_bytes, lbs, &l) < 0 || l.start < buf_off ||
-	    !pf_span_has(s, l.start - buf_off, l.end - l.start))
-		return -EINVAL;
-	if (has_md_magic(s, l.sb_0_90 - buf_off)) {
-		*ret_sb_off = l.sb_0_90;
-		return PF_MD_END_0_90;
-	}
-	if (has_md_magic(s, l.sb_1_0 - buf_off)) {
-		*ret_sb_off = l.sb_1_0;
-		return PF_MD_END_1_0;
-	}
-	if (pf_span_has(s, l.imsm - buf_off, IMSM_SIG_LEN) &&
-	    !memcmp(s.p + (l.imsm - buf_off), IMSM_SIGNATURE, IMSM_SIG_LEN)) {
-		*ret_sb_off = l.imsm;
-		return PF_MD_END_IMSM;
-	}
-	if (!l.ddf)
-		return PF_MD_END_NONE;
-	sb = l.ddf_last;
-	r = ddf_header(s, sb - buf_off);
-	if (r < 0) {
-		sb = l.ddf_alt;
-		r = ddf_header(s, sb - buf_off);
-	}
-	if (r <= 0)
-		return PF_MD_END_NONE;
-	*ret_sb_off = sb;
-	return PF_MD_END_DDF;
-}
-
-const char *pf_devtypes_md_end_name(enum pf_md_end_kind k)
-{
-	if ((unsigned)k >= _PF_MD_END_MAX)
-		return NULL;
-	return md_end_names[k];
 }
 
 int pf_devtypes_md_end_array(const struct pf_paths *paths, const struct pf_dev *d)
@@ -885,13 +399,13 @@ int pf_devtypes_md_end_array(const struct pf_paths *paths, const struct pf_dev *
 	int r;
 
 	/* lvm2 asks an array itself, and for a partition of one (blkext), its array. */
-	if (is_type(d, "md"))
+	if (pf_dev_is_type(d, "md"))
 		kname = d->kname;
-	else if (is_type(d, "blkext") && d->is_partition)
+	else if (pf_dev_is_type(d, "blkext") && d->is_partition)
 		kname = d->parent_kname;
 	if (!kname)
 		return 0;
-	r = attr(paths, kname, "md/metadata_version", ATTR_SMALL_MAX, &v);
+	r = pf_sysfs_read_opt_attr(paths, kname, "md/metadata_version", ATTR_SMALL_MAX, &v);
 	if (r < 0 || !v)
 		return r;
 	/* the first word, as lvm2's sscanf("%s") takes it */

@@ -4,8 +4,8 @@
  * types (block majors by /proc/devices name) plus devices/types, and the
  * filters it applies before reading a device ("nodata": type, usable, size,
  * multipath and md components) and on its first bytes (partition table,
- * old signatures, md superblock at the start), and where it finds md
- * superblocks at the end of a device. Each rejection carries the
+ * old signatures, md superblock at the start: format/mdsb.h), and which md
+ * arrays keep their superblocks at the end. Each rejection carries the
  * reason text lvm2 prints ("pvscan[PID] <dev> excluded: <reason>.").
  */
 #ifndef PF_DEVTYPES_H
@@ -16,20 +16,18 @@
 #include <stdint.h>
 
 #include "base/macro.h"
+#include "format/mdsb.h"
 
 struct pf_dev;
 struct pf_paths;
 
 #define PF_DEVTYPES_EXTRA_MAX	     64	       /* devices/types entries */
 #define PF_DEVTYPES_TYPE_NAME_MAX    127       /* bytes in a devices/types name */
-#define PF_DEVTYPES_WWIDS_MAX	     262144    /* wwids kept from the multipath files */
-#define PF_DEVTYPES_MPATH_FILE_MAX   (4u << 20) /* wwids file, multipath.conf, one conf.d file */
-#define PF_DEVTYPES_MPATH_CONFD_MAX  1024      /* files read from the multipath conf.d dir */
 /* lvm2 refuses a smaller devices/pv_min_size and uses this instead (it warns). */
 #define PF_DEVTYPES_PV_MIN_SIZE_FLOOR_BYTES   (512u * 1024)
 #define PF_DEVTYPES_PV_MIN_SIZE_DEFAULT_BYTES (2048u * 1024)
 /* Bytes from the start of the device pf_devtypes_check_data() needs: md 1.2 magic at 4096. */
-#define PF_DEVTYPES_HEAD_BYTES 4100
+#define PF_DEVTYPES_HEAD_BYTES PF_MDSB_START_BYTES
 
 struct pf_devfilter_cfg {
 	bool scan_lvs;			    /* devices/scan_lvs (default 0) */
@@ -67,8 +65,8 @@ enum pf_devfilter_verdict {
 struct pf_devfilter;
 
 /*
- * Copy cfg and load the multipath wwid set (a missing or unreadable file is
- * an empty set, as in lvm2). Returns 0, -EINVAL (a devices/types entry with
+ * Copy cfg and load the multipath wwid set (multipath.h; a missing or
+ * unreadable file is an empty set, as in lvm2). Returns 0, -EINVAL (a devices/types entry with
  * no name or 0 partitions), -E2BIG (over a cap) or -ENOMEM.
  */
 int pf_devtypes_filter_new(const struct pf_devfilter_cfg *cfg, struct pf_devfilter **ret)
@@ -110,48 +108,6 @@ int pf_devtypes_check_data(const struct pf_devfilter *f, const struct pf_dev *d,
 
 /* lvm2's text for a verdict ("device type is unknown"); NULL for PASS or out of range. */
 const char *pf_devtypes_reason(enum pf_devfilter_verdict v) _pure_;
-
-/*
- * md superblocks that sit at the end of a member device, which lvm2 looks for
- * only in its "full" md check (lib/device/dev-md.c): 0.90 (64 KiB below the
- * end rounded down to 64 KiB), 1.0 (8 KiB below the end rounded down to 4
- * KiB), Intel IMSM (its signature 1 KiB below the end, 8 KiB on devices with
- * 4 KiB logical blocks) and SNIA DDF (a header in the last sector, else 257
- * sectors from the end, with a good CRC). lvm2 tries them in this order.
- */
-enum pf_md_end_kind {
-	PF_MD_END_NONE = 0,
-	PF_MD_END_0_90,
-	PF_MD_END_1_0,
-	PF_MD_END_IMSM,
-	PF_MD_END_DDF,
-	_PF_MD_END_MAX,
-};
-
-/* Most bytes pf_devtypes_md_end_range() asks for: the last 257 sectors. */
-#define PF_DEVTYPES_MD_END_BYTES (257u * 512)
-
-/*
- * The bytes [*ret_off, *ret_off + *ret_len) of a device of dev_size_bytes
- * that pf_devtypes_md_end_find() needs, for a device with logical blocks of
- * lbs bytes (0: unknown). They end at the device's last whole sector.
- * Returns 0, or -ERANGE for a device lvm2 does not look at (under 128 KiB).
- */
-int pf_devtypes_md_end_range(uint64_t dev_size_bytes, unsigned lbs, uint64_t *ret_off,
-			     uint64_t *ret_len) _nonnull_(3, 4) _must_check_;
-
-/*
- * Which end-of-device md superblock lvm2 would find, from the device's bytes
- * [buf_off, buf_off + len), which must hold the range above. Returns an enum
- * pf_md_end_kind (> 0, with *ret_sb_off set to where it is), PF_MD_END_NONE,
- * or -EINVAL when buf does not hold the range (or lvm2 would not look).
- */
-int pf_devtypes_md_end_find(const uint8_t *buf, size_t len, uint64_t buf_off,
-			    uint64_t dev_size_bytes, unsigned lbs, uint64_t *ret_sb_off)
-	_nonnull_(6) _must_check_;
-
-/* The md metadata version name of a kind ("0.90", "imsm"); NULL for NONE or out of range. */
-const char *pf_devtypes_md_end_name(enum pf_md_end_kind k) _pure_;
 
 /*
  * An md array whose members carry their superblock at the end: metadata

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/dev.h"
+#include "device/blockdev.h"
 #include "device/filter.h"
 #include "device/regex.h"
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "device/regex.h"
 
 /*
@@ -118,28 +119,6 @@ static bool cs_is_mark(const struct cset *c)
 	return cs_equal(c, &m);
 }
 
-static int grow(void **p, size_t *alloc, size_t need, size_t size, size_t max)
-{
-	size_t na;
-	void *np;
-
-	if (need <= *alloc)
-		return 0;
-	if (need > max)
-		return -E2BIG;
-	na = *alloc ? *alloc * 2 : 64;
-	if (na < need)
-		na = need;
-	if (na > max)
-		na = max;
-	np = reallocarray(*p, na, size);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*alloc = na;
-	return 0;
-}
-
 static void fail(struct builder *b, int r)
 {
 	if (!b->err)
@@ -156,7 +135,7 @@ static void soft_error(struct builder *b, const char *why)
 
 static bool ivec_push(struct builder *b, struct ivec *v, int32_t x)
 {
-	int r = grow((void **)&v->v, &v->alloc, v->n + 1, sizeof(*v->v), 2 * PF_REGEX_NODES_MAX);
+	int r = pf_grow(&v->v, &v->alloc, v->n + 1, 2 * PF_REGEX_NODES_MAX);
 
 	if (r < 0) {
 		fail(b, r);
@@ -178,8 +157,7 @@ static bool spend(struct builder *b, unsigned long units)
 
 static int32_t new_node(struct builder *b, enum node_type type, int32_t l, int32_t r)
 {
-	int e = grow((void **)&b->nodes, &b->nodes_alloc, b->n_nodes + 1, sizeof(*b->nodes),
-		     PF_REGEX_NODES_MAX);
+	int e = pf_grow(&b->nodes, &b->nodes_alloc, b->n_nodes + 1, PF_REGEX_NODES_MAX);
 
 	if (e < 0) {
 		fail(b, e);
@@ -194,8 +172,7 @@ static int32_t new_charset(struct builder *b, const struct cset *c)
 	int32_t n;
 	int e;
 
-	e = grow((void **)&b->csets, &b->csets_alloc, b->n_csets + 1, sizeof(*b->csets),
-		 PF_REGEX_NODES_MAX);
+	e = pf_grow(&b->csets, &b->csets_alloc, b->n_csets + 1, PF_REGEX_NODES_MAX);
 	if (e < 0) {
 		fail(b, e);
 		return NONE;

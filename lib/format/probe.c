@@ -128,7 +128,7 @@ static void finish_mdas(struct pf_probe *p)
 	} else if (p->md.when != PF_PROBE_MD_END_ALWAYS) {
 		return;
 	}
-	if (pf_devtypes_md_end_range(p->dev_size_bytes, p->md.lbs, &off, &len) < 0) {
+	if (pf_mdsb_end_range(p->dev_size_bytes, p->md.lbs, &off, &len) < 0) {
 		p->md_end_status = 0; /* too small for lvm2 to look */
 		return;
 	}
@@ -180,7 +180,7 @@ int pf_probe_next(const struct pf_probe *p, uint64_t *ret_off, uint64_t *ret_len
 		return 1;
 	case PF_PROBE_MD_END:
 		/* cannot fail: checked before the step was taken */
-		if (pf_devtypes_md_end_range(p->dev_size_bytes, p->md.lbs, ret_off, ret_len) < 0)
+		if (pf_mdsb_end_range(p->dev_size_bytes, p->md.lbs, ret_off, ret_len) < 0)
 			break;
 		return 1;
 	case PF_PROBE_DONE:
@@ -292,15 +292,15 @@ static void feed_md_end(struct pf_probe *p, const uint8_t *buf, size_t len, uint
 	uint64_t sb = 0;
 	int r;
 
-	r = pf_devtypes_md_end_find(buf, len, off, p->dev_size_bytes, p->md.lbs, &sb);
+	r = pf_mdsb_end_find(buf, len, off, p->dev_size_bytes, p->md.lbs, &sb);
 	p->step = PF_PROBE_DONE;
 	p->md_end_status = r < 0 ? r : 0;
 	if (r <= 0)
 		return;
-	p->md_end_kind = (enum pf_md_end_kind)r;
+	p->md_end_kind = (enum pf_mdsb_end_kind)r;
 	p->md_end_offset = sb;
 	pf_diag_at(&p->md_end_diag, sb, "md %s superblock at byte %llu: an md array's member",
-		   pf_devtypes_md_end_name(r), (unsigned long long)sb);
+		   pf_mdsb_end_name(r), (unsigned long long)sb);
 }
 
 void pf_probe_feed(struct pf_probe *p, const uint8_t *buf, size_t len)

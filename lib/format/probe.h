@@ -14,10 +14,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "device/devtypes.h"
 #include "base/diag.h"
 #include "format/label.h"
 #include "format/mda.h"
+#include "format/mdsb.h"
 #include "format/vg.h"
 
 /* lvm2 reads only the first two metadata areas of a PV. */
@@ -107,7 +107,7 @@ struct pf_probe {
 	 * unreadable, which lvm2 takes for no superblock.
 	 */
 	int md_end_status;
-	enum pf_md_end_kind md_end_kind; /* what was found there, at md_end_offset */
+	enum pf_mdsb_end_kind md_end_kind; /* what was found there, at md_end_offset */
 	uint64_t md_end_offset;
 	unsigned md_end_why; /* enum pf_probe_md_why flags, for HINTED */
 	struct pf_diag md_end_diag;

@@ -405,7 +405,7 @@ bool pf_pvcache_md_dropped(unsigned flags, const struct pf_probe *probe)
 	unsigned why = probe->md_end_why;
 
 	if (!(flags & PF_PVCACHE_ALL) || probe->md.when != PF_PROBE_MD_END_HINTED ||
-	    probe->md_end_kind == PF_MD_END_NONE)
+	    probe->md_end_kind == PF_MDSB_END_NONE)
 		return false;
 	return ((why & PF_PROBE_MD_WHY_HINT) && (flags & PF_PVCACHE_MD_DROP_HINT)) ||
 	       ((why & PF_PROBE_MD_WHY_SIZE) && (flags & PF_PVCACHE_MD_DROP_SIZE));
@@ -443,7 +443,7 @@ int pf_pvcache_device(struct pf_pvcache *ps, const char *dev, unsigned major, un
 			return emit(ps, PF_EV_NOT_IN_VG, dev, vg->name);
 		/* The probe looked at the end only where pvscan's md check would. */
 		if (probe->md.when == PF_PROBE_MD_END_HINTED &&
-		    probe->md_end_kind != PF_MD_END_NONE) {
+		    probe->md_end_kind != PF_MDSB_END_NONE) {
 			if (pf_pvcache_md_dropped(ps->flags, probe))
 				return 0;
 			return emit(ps, PF_EV_MD_COMPONENT, dev, vg->name);

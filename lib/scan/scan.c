@@ -10,7 +10,8 @@
 
 #include "base/strutil.h"
 #include "device/devicesfile.h"
-#include "device/devices.h"
+#include "device/devnames.h"
+#include "device/sysfs.h"
 #include "device/devtypes.h"
 #include "device/filter.h"
 #include "state/lvmlock.h"
@@ -18,8 +19,8 @@
 #include "scan/scan.h"
 #include "config/settings.h"
 
-/* Names one device may be matched by: its path plus aliases (capped in devices.h). */
-#define NAMES_MAX (1U + PF_DEVICES_ALIASES_MAX)
+/* Names one device may be matched by: its path plus aliases (capped in devnames.h). */
+#define NAMES_MAX (1U + PF_DEVNAMES_ALIASES_MAX)
 /* Attribute reads done here are tiny numbers ("partition"). */
 #define SMALL_ATTR_MAX 32U
 
@@ -139,10 +140,10 @@ static int devfile_matches(const struct pf_scan_opts *o, const struct filters *f
 	int partition = 0, r;
 
 	if (d->is_partition && d->parent_kname) {
-		r = pf_devices_lookup_kname(o->paths, d->parent_kname, &parent);
+		r = pf_sysfs_lookup_kname(o->paths, d->parent_kname, &parent);
 		if (r < 0 && r != -ENOENT)
 			return r;
-		if (pf_devices_read_attr(o->paths, d->kname, "partition", SMALL_ATTR_MAX, &part) == 0)
+		if (pf_sysfs_read_attr(o->paths, d->kname, "partition", SMALL_ATTR_MAX, &part) == 0)
 			partition = pf_atoi(part);
 	}
 	*ret = pf_devicesfile_match_dev(f->devfile, d, parent.kname ? &parent : NULL, partition);
@@ -160,7 +161,7 @@ static int filter_nodata(const struct pf_scan_opts *o, const struct filters *f,
 
 	if (f->global || f->filter) {
 		const char *names[NAMES_MAX], *order[NAMES_MAX];
-		int n = pf_devices_lvm_names(o->paths, &d->dev, order, NAMES_MAX);
+		int n = pf_devnames_lvm_names(o->paths, &d->dev, order, NAMES_MAX);
 
 		if (n < 0)
 			return n;
@@ -223,7 +224,7 @@ static int filter_data(const struct filters *f, struct pf_scan_dev *d)
 			return r < 0 ? r : 0;
 	}
 	/* lvm2's full md check: its md filter also looks at the end, which the probe read. */
-	if (p->md.when == PF_PROBE_MD_END_ALWAYS && p->md_end_kind != PF_MD_END_NONE)
+	if (p->md.when == PF_PROBE_MD_END_ALWAYS && p->md_end_kind != PF_MDSB_END_NONE)
 		excluded(d, pf_devtypes_reason(PF_DEVFILTER_MD_COMPONENT));
 	return 0;
 }
@@ -299,8 +300,8 @@ static int resolve_args(const struct pf_scan_opts *o, struct pf_scan *s)
 		int r;
 
 		d->arg = a;
-		r = a->path ? pf_devices_lookup_path(o->paths, a->path, &d->dev)
-			    : pf_devices_lookup_devno(o->paths, a->major, a->minor, &d->dev);
+		r = a->path ? pf_sysfs_lookup_path(o->paths, a->path, &d->dev)
+			    : pf_sysfs_lookup_devno(o->paths, a->major, a->minor, &d->dev);
 		if (r == -ENOENT || r == -ENOTBLK || r == -EBADMSG) {
 			d->outcome = PF_SCAN_NO_DEVICE;
 			d->status = r;
@@ -327,7 +328,7 @@ static int load_aliases(const struct pf_scan_opts *o, struct pf_scan *s)
 	list.n = s->n;
 	for (size_t i = 0; i < s->n; i++)
 		list.devs[i] = s->devs[i].dev;
-	r = pf_devices_load_aliases(o->paths, &list);
+	r = pf_devnames_load_aliases(o->paths, &list);
 	if (r == 0)
 		for (size_t i = 0; i < s->n; i++)
 			s->devs[i].dev = list.devs[i];
@@ -410,7 +411,7 @@ static bool used_by_lv(const struct pf_paths *paths, const struct pf_scan_dev *d
 {
 	for (size_t i = 0; i < d->dev.n_holders; i++) {
 		char *uuid = NULL;
-		bool lv = pf_devices_read_attr(paths, d->dev.holders[i], "dm/uuid", 256, &uuid) == 0 &&
+		bool lv = pf_sysfs_read_attr(paths, d->dev.holders[i], "dm/uuid", 256, &uuid) == 0 &&
 			  strncmp(uuid, "LVM-", 4) == 0;
 
 		free(uuid);
@@ -435,7 +436,7 @@ static bool has_recorded_id(const struct pf_paths *paths, const struct pf_scan_d
 	if (t == PF_DEVICESFILE_ID_NONE)
 		return false;
 	if (d->dev.parent_kname)
-		have_parent = pf_devices_lookup_kname(paths, d->dev.parent_kname, &parent) == 0;
+		have_parent = pf_sysfs_lookup_kname(paths, d->dev.parent_kname, &parent) == 0;
 	if (pf_devicesfile_dev_id(&d->dev, have_parent ? &parent : NULL, t, &id) == 0)
 		same = strcmp(id, pv->device_id) == 0;
 	free(id);
@@ -569,7 +570,7 @@ int pf_scan_run(const struct pf_scan_opts *o, struct pf_scan *ret)
 	if (o->args) {
 		r = resolve_args(o, &s);
 	} else {
-		r = pf_devices_enumerate(o->paths, &list);
+		r = pf_sysfs_enumerate(o->paths, &list);
 		if (r == 0)
 			r = take_devices(&s, &list);
 		pf_dev_list_release(&list);

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "device/dev.h"
+#include "device/blockdev.h"
 #include "base/diag.h"
 #include "base/macro.h"
 #include "base/paths.h"
@@ -52,7 +52,7 @@ struct pf_scan_dev {
 };
 
 struct pf_scan {
-	struct pf_scan_dev *devs; /* lvm2's order for a full scan (devices.h), else argument order */
+	struct pf_scan_dev *devs; /* lvm2's order for a full scan (sysfs.h), else argument order */
 	size_t n;
 	/* statistics, for -v and the benchmark */
 	size_t n_candidates, n_read;

@@ -39,6 +39,14 @@ char *fakesys_path(struct fakesys *fs, const char *rel)
 	return p;
 }
 
+char *fakesys_devpath(struct fakesys *fs, const char *rel)
+{
+	char *p;
+
+	ck_assert_int_ge(asprintf(&p, "%s/%s", fs->paths.dev, rel), 0);
+	return p;
+}
+
 static void mkdir_p(const char *path)
 {
 	char *p = strdup(path);
@@ -294,4 +302,36 @@ bool fakesys_node(struct fakesys *fs, const char *rel, unsigned major, unsigned 
 	ck_assert_msg(r == 0 || errno == EPERM, "mknod %s: %m", p);
 	free(p);
 	return r == 0;
+}
+
+void fakesys_small_machine(struct fakesys *fs)
+{
+	fakesys_disk(fs, "sda", 8, 0, 2097152);
+	fakesys_attr(fs, "sda", "device/wwid", "naa.600140512345678\n");
+	fakesys_attr(fs, "sda", "device/serial", "SER123\n");
+	fakesys_mkdir(fs, "sys/devices/virtual/block/sda/device/block/sda");
+	fakesys_part(fs, "sda", "sda1", 8, 1, 4096, 1);
+	fakesys_part(fs, "sda", "sda2", 8, 2, 8192, 2);
+	fakesys_disk(fs, "loop0", 7, 0, 131072);
+	fakesys_attr(fs, "loop0", "loop/backing_file", "/tmp/img/d1.img\n");
+	fakesys_disk(fs, "loop1", 7, 1, 0);
+	fakesys_disk(fs, "dm-0", 253, 0, 16384);
+	fakesys_attr(fs, "dm-0", "dm/name", "vg1-lin\n");
+	fakesys_attr(fs, "dm-0", "dm/uuid", FAKESYS_LV_UUID "\n");
+	fakesys_holder(fs, "loop0", "dm-0");
+	fakesys_disk(fs, "md0", 9, 0, 65536);
+	fakesys_attr(fs, "md0", "md/uuid", "6b8b4567:327b23c6:643c9869:66334873\n");
+	fakesys_disk(fs, "nvme0n1", 259, 0, 4194304);
+	fakesys_attr(fs, "nvme0n1", "wwid", "eui.0025388b71b0a1c2\n");
+	fakesys_part(fs, "nvme0n1", "nvme0n1p1", 259, 1, 2048, 1);
+	fakesys_disk(fs, "zram0", 252, 0, 8192);
+}
+
+const struct pf_dev *fakesys_find_dev(const struct pf_dev_list *l, const char *kname)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->devs[i].kname, kname))
+			return &l->devs[i];
+	ck_abort_msg("no %s", kname);
+	return NULL;
 }

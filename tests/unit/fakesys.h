@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "device/blockdev.h"
 #include "base/paths.h"
 
 struct fakesys {
@@ -30,9 +31,24 @@ struct fakesys {
 #define FAKESYS_DM_MAJOR    253
 #define FAKESYS_BLKEXT_MAJOR 259
 
+/* A dm uuid lvm2 takes for an LV's. */
+#define FAKESYS_LV_UUID "LVM-SMXdl4CC44uuuT0k1ug51vUb5x0I3wDh1QamuKI6cAKdFBtrWa23ctvmeJDX4yoc"
+
 void fakesys_init(struct fakesys *fs);
 /* Remove the whole tree. */
 void fakesys_destroy(struct fakesys *fs);
+
+/* A suite's fixture: a fresh tree in the file's static fs for every test (setup, teardown). */
+#define FAKESYS_FIXTURE                                                                            \
+	static struct fakesys fs;                                                                  \
+	static void setup(void)                                                                    \
+	{                                                                                          \
+		fakesys_init(&fs);                                                                 \
+	}                                                                                          \
+	static void teardown(void)                                                                 \
+	{                                                                                          \
+		fakesys_destroy(&fs);                                                              \
+	}
 
 /* Write a file below root (creating directories); content is written as given. */
 void fakesys_write(struct fakesys *fs, const char *rel, const char *content);
@@ -65,5 +81,23 @@ bool fakesys_node(struct fakesys *fs, const char *rel, unsigned major, unsigned 
 
 /* root + "/" + rel, malloc'ed. */
 char *fakesys_path(struct fakesys *fs, const char *rel);
+/* paths.dev + "/" + rel, malloc'ed. */
+char *fakesys_devpath(struct fakesys *fs, const char *rel);
+/* got is paths.dev + "/" + rel. */
+#define ck_assert_devpath(fs, got, rel)                                                            \
+	do {                                                                                       \
+		char *_want = fakesys_devpath((fs), (rel));                                        \
+		ck_assert_str_eq((got), _want);                                                    \
+		free(_want);                                                                       \
+	} while (0)
+
+/*
+ * A small machine: a SCSI disk with two partitions (wwid, serial), an
+ * attached and a detached loop, a dm LV held by the attached loop, md, NVMe
+ * with a partition, zram.
+ */
+void fakesys_small_machine(struct fakesys *fs);
+/* The device of list l with kernel name kname; aborts the test when there is none. */
+const struct pf_dev *fakesys_find_dev(const struct pf_dev_list *l, const char *kname);
 
 #endif /* PF_TEST_FAKESYS_H */

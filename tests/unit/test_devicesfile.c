@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "device/dev.h"
+#include "device/blockdev.h"
 #include "device/devicesfile.h"
 #include "unit.h"
 

@@ -7,28 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/crc.h"
-#include "device/dev.h"
-#include "device/devices.h"
+#include "device/blockdev.h"
+#include "device/sysfs.h"
 #include "device/devtypes.h"
+#include "device/multipath.h"
 #include "fakesys.h"
 #include "base/span.h"
 #include "unit.h"
 
-#define LV_UUID	    "LVM-SMXdl4CC44uuuT0k1ug51vUb5x0I3wDh1QamuKI6cAKdFBtrWa23ctvmeJDX4yoc"
 #define MIB_SECTORS 2048ull
 
-static struct fakesys fs;
-
-static void setup(void)
-{
-	fakesys_init(&fs);
-}
-
-static void teardown(void)
-{
-	fakesys_destroy(&fs);
-}
+FAKESYS_FIXTURE
 
 static const struct pf_devfilter_cfg default_cfg = {
 	.multipath_component_detection = true,
@@ -152,13 +141,13 @@ static void build_machine(void)
 	/* an LV, an internal (suffixed) LV, reserved names, an empty map, crypt and mpath maps */
 	fakesys_disk(&fs, "dm-0", 253, 0, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-0", "dm/name", "vg1-lin\n");
-	fakesys_attr(&fs, "dm-0", "dm/uuid", LV_UUID "\n");
+	fakesys_attr(&fs, "dm-0", "dm/uuid", FAKESYS_LV_UUID "\n");
 	fakesys_disk(&fs, "dm-1", 253, 1, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-1", "dm/name", "vg1-pool-tpool\n");
-	fakesys_attr(&fs, "dm-1", "dm/uuid", LV_UUID "-tpool\n");
+	fakesys_attr(&fs, "dm-1", "dm/uuid", FAKESYS_LV_UUID "-tpool\n");
 	fakesys_disk(&fs, "dm-2", 253, 2, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-2", "dm/name", "vg1-pool_tmeta\n");
-	fakesys_attr(&fs, "dm-2", "dm/uuid", LV_UUID "\n");
+	fakesys_attr(&fs, "dm-2", "dm/uuid", FAKESYS_LV_UUID "\n");
 	fakesys_disk(&fs, "dm-3", 253, 3, 0);
 	fakesys_attr(&fs, "dm-3", "dm/name", "empty\n");
 	fakesys_disk(&fs, "dm-4", 253, 4, 8 * MIB_SECTORS);
@@ -170,22 +159,22 @@ static void build_machine(void)
 	fakesys_attr(&fs, "dm-5", "dm/suspended", "1\n");
 	fakesys_disk(&fs, "dm-6", 253, 6, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-6", "dm/name", "my--vg-my--lv\n");
-	fakesys_attr(&fs, "dm-6", "dm/uuid", LV_UUID "\n");
+	fakesys_attr(&fs, "dm-6", "dm/uuid", FAKESYS_LV_UUID "\n");
 	fakesys_disk(&fs, "dm-7", 253, 7, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-7", "dm/name", "vg1-snapshot0\n");
-	fakesys_attr(&fs, "dm-7", "dm/uuid", LV_UUID "\n");
+	fakesys_attr(&fs, "dm-7", "dm/uuid", FAKESYS_LV_UUID "\n");
 	fakesys_disk(&fs, "dm-8", 253, 8, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-8", "dm/name", "luks-home\n");
 	fakesys_attr(&fs, "dm-8", "dm/uuid", "CRYPT-LUKS2-abc-luks-home\n");
 	fakesys_disk(&fs, "dm-10", 253, 10, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-10", "dm/name", "vg1-odd\n");
-	fakesys_attr(&fs, "dm-10", "dm/uuid", LV_UUID "-\n"); /* 69: lvm2 still calls it an LV */
+	fakesys_attr(&fs, "dm-10", "dm/uuid", FAKESYS_LV_UUID "-\n"); /* 69: lvm2 still calls it an LV */
 	fakesys_disk(&fs, "dm-11", 253, 11, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-11", "dm/name", "vg1-odd2\n");
-	fakesys_attr(&fs, "dm-11", "dm/uuid", LV_UUID "-x\n");
+	fakesys_attr(&fs, "dm-11", "dm/uuid", FAKESYS_LV_UUID "-x\n");
 	fakesys_disk(&fs, "dm-9", 253, 9, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-9", "dm/name", "vg1-lv-real\n");
-	fakesys_attr(&fs, "dm-9", "dm/uuid", LV_UUID "\n");
+	fakesys_attr(&fs, "dm-9", "dm/uuid", FAKESYS_LV_UUID "\n");
 
 	/* multipath: sde (and its partition) under mpatha; a PV in use under an LV */
 	fakesys_disk(&fs, "sde", 8, 64, 8 * MIB_SECTORS);
@@ -358,7 +347,7 @@ START_TEST(test_nodata)
 		struct pf_dev d;
 		int v;
 
-		ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, cases[i].kname, &d), 0);
+		ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, cases[i].kname, &d), 0);
 		v = pf_devtypes_check_nodata(f, &fs.paths, &d, &why);
 		ck_assert_msg(v == (int)cases[i].want, "case %zu (%s): %d %s", i, cases[i].kname, v,
 			      why ? why : "");
@@ -383,7 +372,7 @@ START_TEST(test_nodata_no_proc_devices)
 	fakesys_disk(&fs, "sda", 8, 0, 8 * MIB_SECTORS);
 	fakesys_unlink(&fs, "proc/devices");
 	ck_assert_int_eq(pf_devtypes_filter_new(&default_cfg, &f), 0);
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "sda", &d), 0);
+	ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "sda", &d), 0);
 	ck_assert_int_eq(pf_devtypes_check_nodata(f, &fs.paths, &d, &why),
 			 PF_DEVFILTER_TYPE_UNKNOWN);
 	pf_dev_release(&d);
@@ -391,196 +380,27 @@ START_TEST(test_nodata_no_proc_devices)
 }
 END_TEST
 
-/* wwids file lines and what a device wwid must be to match them. */
-START_TEST(test_wwids_file)
-{
-	static const struct {
-		const char *file;
-		const char *dev_wwid; /* device/wwid */
-		bool match;
-	} cases[] = {
-		{ "/3600a0b80001111/\n", "naa.600a0b80001111", true },
-		{ "/3600a0b80001111/\n", "naa.600a0b8000111", false },
-		{ "/3600a0b80001111/\n", "600a0b80001111", false }, /* no "<type>." */
-		{ "/3600a0b80001111/", "t10.600a0b80001111", true },
-		{ "3600a0b80001111/\n", "naa.600a0b80001111", true },	    /* no leading '/' */
-		{ "/x600a0b80001111/\n", "naa.600a0b80001111", true },     /* any first char */
-		{ "/3600a0b80001111\n", "naa.600a0b80001111", false },     /* newline kept */
-		{ "#/3600a0b80001111/\n", "naa.600a0b80001111", false },
-		{ " /3600a0b80001111/\n", "naa.600a0b80001111", false },
-		{ "/3abc/def/\n/3600a0b80001111/\n", "eui.abc", true },
-		{ "/3/\n", "naa.", true }, /* lvm2 keeps an empty entry */
-		{ "", "naa.600a0b80001111", false },
-		{ "/", "naa.", false },
-	};
-
-	fakesys_disk(&fs, "sda", 8, 0, 8 * MIB_SECTORS);
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct pf_devfilter_cfg cfg = default_cfg;
-		struct pf_devfilter *f = NULL;
-		char *wwids = fakesys_path(&fs, "etc/wwids"), *val;
-		const char *why = NULL;
-		struct pf_dev d;
-		int v;
-
-		fakesys_write(&fs, "etc/wwids", cases[i].file);
-		ck_assert_int_ge(asprintf(&val, "%s\n", cases[i].dev_wwid), 0);
-		fakesys_attr(&fs, "sda", "device/wwid", val);
-		free(val);
-		cfg.multipath_wwids_file = wwids;
-		ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-		ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "sda", &d), 0);
-		v = pf_devtypes_check_nodata(f, &fs.paths, &d, &why);
-		ck_assert_msg(v == (cases[i].match ? PF_DEVFILTER_MPATH_COMPONENT : 0), "case %zu: %d",
-			      i, v);
-		pf_dev_release(&d);
-		pf_devtypes_filter_free(f);
-		free(wwids);
-	}
-}
-END_TEST
-
-/* A wwids line longer than lvm2's 511-byte fgets() buffer arrives in pieces; each is an entry. */
-START_TEST(test_wwids_long_line)
-{
-	char *line = malloc(1200);
-	struct pf_devfilter_cfg cfg = default_cfg;
-	struct pf_devfilter *f = NULL;
-	const char *why = NULL;
-	struct pf_dev d;
-	char *wwids = fakesys_path(&fs, "etc/wwids");
-
-	ck_assert_ptr_nonnull(line);
-	memset(line, 'a', 1199);
-	/* the second piece starts at byte 511: "/" + "3" + wanted wwid + "/" */
-	memcpy(line + 511, "/3600a0b8000ffff/\n", 18);
-	line[529] = '\0';
-	fakesys_write(&fs, "etc/wwids", line);
-	free(line);
-	fakesys_disk(&fs, "sda", 8, 0, 8 * MIB_SECTORS);
-	fakesys_attr(&fs, "sda", "device/wwid", "naa.600a0b8000ffff\n");
-	cfg.multipath_wwids_file = wwids;
-	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "sda", &d), 0);
-	ck_assert_int_eq(pf_devtypes_check_nodata(f, &fs.paths, &d, &why),
-			 PF_DEVFILTER_MPATH_COMPONENT);
-	pf_dev_release(&d);
-	pf_devtypes_filter_free(f);
-	free(wwids);
-}
-END_TEST
-
-START_TEST(test_wwids_file_unusable)
+/* The wwids file is read only for the multipath check, and refused over its cap. */
+START_TEST(test_wwids_only_for_mpath)
 {
 	struct pf_devfilter_cfg cfg = default_cfg;
 	struct pf_devfilter *f = NULL;
-	const char *why = NULL;
-	char *big, *path = fakesys_path(&fs, "etc/wwids");
-	struct pf_dev d;
-	size_t n = PF_DEVTYPES_MPATH_FILE_MAX + 1;
+	size_t n = PF_MULTIPATH_FILE_MAX + 1;
+	char *big = malloc(n + 1), *path;
 
-	fakesys_disk(&fs, "sda", 8, 0, 8 * MIB_SECTORS);
-	fakesys_attr(&fs, "sda", "device/wwid", "naa.600a0b80001111\n");
-	fakesys_write(&fs, "etc/rel", "/3600a0b80001111/\n");
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "sda", &d), 0);
-	/* missing, relative (lvm2 ignores it), disabled: all an empty set */
-	cfg.multipath_wwids_file = path;
-	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-	ck_assert_int_eq(pf_devtypes_check_nodata(f, &fs.paths, &d, &why), 0);
-	pf_devtypes_filter_free(f);
-	cfg.multipath_wwids_file = "etc/rel";
-	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-	ck_assert_int_eq(pf_devtypes_check_nodata(f, &fs.paths, &d, &why), 0);
-	pf_devtypes_filter_free(f);
-	cfg.multipath_wwids_file = "";
-	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-	ck_assert_int_eq(pf_devtypes_check_nodata(f, &fs.paths, &d, &why), 0);
-	pf_devtypes_filter_free(f);
-	/* a directory reads as nothing */
-	fakesys_mkdir(&fs, "etc/wwids");
-	cfg.multipath_wwids_file = path;
-	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-	pf_devtypes_filter_free(f);
-	/* over the cap: refused */
-	big = malloc(n + 1);
 	ck_assert_ptr_nonnull(big);
 	memset(big, '#', n);
 	big[n] = '\0';
 	fakesys_write(&fs, "etc/big", big);
 	free(big);
-	free(path);
 	path = fakesys_path(&fs, "etc/big");
 	cfg.multipath_wwids_file = path;
-	f = NULL;
 	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), -E2BIG);
 	ck_assert_ptr_null(f);
-	/* ... but not read at all when multipath detection is off */
 	cfg.multipath_component_detection = false;
 	ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
 	pf_devtypes_filter_free(f);
-	pf_dev_release(&d);
 	free(path);
-}
-END_TEST
-
-/* multipath.conf blacklist lines, read as loosely as lvm2 reads them. */
-START_TEST(test_blacklist_parsing)
-{
-	static const struct {
-		const char *conf;
-		bool blacklisted;
-	} cases[] = {
-		{ "blacklist {\n wwid \"3600a0b80001111\"\n}\n", true },
-		{ "blacklist {\nwwid 3600a0b80001111\n}\n", true },
-		{ "blacklist{\n\twwid\t\"3600a0b80001111\"\n}\n", true },
-		{ "blacklist {\n wwid \"600a0b80001111\"\n}\n", true }, /* no '3' to drop */
-		{ "blacklist {\n wwid \"600a0b80031111\"\n}\n", false }, /* drops a later '3' */
-		{ "blacklist {\n wwid \"3600a0b8\"\n}\n", false },	   /* 7 chars left: too short */
-		{ "blacklist {\n wwid \"36600a0b80001111\"\n}\n", false },
-		{ "blacklist {\n# wwid \"3600a0b80001111\"\n}\n", false },
-		{ "blacklist {\n}\n wwid \"3600a0b80001111\"\n", false },
-		{ "devices {\n wwid \"3600a0b80001111\"\n}\n", false },
-		/* a nested section keeps the blacklist open; its '}' closes it */
-		{ "blacklist {\n device {\n vendor x\n }\n wwid \"3600a0b80001111\"\n}\n", false },
-		{ "blacklist {\n device {\n wwid \"3600a0b80001111\"\n }\n}\n", true },
-		/* an exception wins over the blacklist */
-		{ "blacklist {\n wwid 3600a0b80001111\n}\nblacklist_exceptions {\n"
-		  " wwid \"3600a0b80001111\"\n}\n",
-		  false },
-		{ "blacklist_exceptions {\n wwid \"3600a0b80001111\"\n}\n", false },
-		{ "blacklist {\n  wwid \"3600a0b80001111\" # comment\n}\n", true },
-		{ "blacklist {\n wwid\n}\n", false },
-		{ "", false },
-	};
-
-	fakesys_disk(&fs, "sda", 8, 0, 8 * MIB_SECTORS);
-	fakesys_attr(&fs, "sda", "device/wwid", "naa.600a0b80001111\n");
-	fakesys_write(&fs, "etc/wwids", "/3600a0b80001111/\n");
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct pf_devfilter_cfg cfg = default_cfg;
-		char *wwids = fakesys_path(&fs, "etc/wwids");
-		char *conf = fakesys_path(&fs, "etc/multipath.conf");
-		char *confd = fakesys_path(&fs, "etc/none.d");
-		struct pf_devfilter *f = NULL;
-		const char *why = NULL;
-		struct pf_dev d;
-		int v;
-
-		fakesys_write(&fs, "etc/multipath.conf", cases[i].conf);
-		cfg.multipath_wwids_file = wwids;
-		cfg.multipath_conf_file = conf;
-		cfg.multipath_conf_dir = confd;
-		ck_assert_int_eq(pf_devtypes_filter_new(&cfg, &f), 0);
-		ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "sda", &d), 0);
-		v = pf_devtypes_check_nodata(f, &fs.paths, &d, &why);
-		ck_assert_msg(v == (cases[i].blacklisted ? 0 : PF_DEVFILTER_MPATH_COMPONENT),
-			      "case %zu: %d", i, v);
-		pf_dev_release(&d);
-		pf_devtypes_filter_free(f);
-		free(wwids);
-		free(conf);
-		free(confd);
-	}
 }
 END_TEST
 
@@ -614,12 +434,6 @@ static void put_part(uint8_t *b, unsigned slot, uint8_t boot, uint8_t type, uint
 	b[0x1ff] = 0xaa;
 }
 
-static void put_be(uint8_t *b, uint64_t v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		b[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
-}
-
 static void build_head(enum head_kind k, uint8_t *b)
 {
 	memset(b, 0, PF_DEVTYPES_HEAD_BYTES);
@@ -651,8 +465,8 @@ static void build_head(enum head_kind k, uint8_t *b)
 		break;
 	case HEAD_POOL:
 	case HEAD_POOL_V5:
-		put_be(b, 0x011670, 8);
-		put_be(b + 272, k == HEAD_POOL ? 0x040103 : 0x050103, 4);
+		pf_put_be64(b, 0x011670);
+		pf_put_be32(b + 272, k == HEAD_POOL ? 0x040103 : 0x050103);
 		break;
 	case HEAD_MD_0:
 		pf_put_le32(b, 0xa92b4efc);
@@ -661,7 +475,7 @@ static void build_head(enum head_kind k, uint8_t *b)
 		pf_put_le32(b + 4096, 0xa92b4efc);
 		break;
 	case HEAD_MD_BE:
-		put_be(b, 0xa92b4efc, 4);
+		pf_put_be32(b, 0xa92b4efc);
 		break;
 	}
 }
@@ -735,7 +549,7 @@ START_TEST(test_data)
 		int v;
 
 		build_head(cases[i].head, head);
-		ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, cases[i].kname, &d), 0);
+		ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, cases[i].kname, &d), 0);
 		v = pf_devtypes_check_data(f, &d, head, sizeof(head), &why);
 		ck_assert_msg(v == (int)cases[i].want, "case %zu (%s): %d", i, cases[i].kname, v);
 		if (v)
@@ -757,370 +571,12 @@ START_TEST(test_data_short_head)
 
 	fakesys_disk(&fs, "loop0", 7, 0, 8 * MIB_SECTORS);
 	ck_assert_int_eq(pf_devtypes_filter_new(&default_cfg, &f), 0);
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "loop0", &d), 0);
+	ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "loop0", &d), 0);
 	ck_assert_int_eq(pf_devtypes_check_data(f, &d, head, sizeof(head) - 1, &why),
 			 -EINVAL);
 	ck_assert_str_eq(why, "unset");
 	pf_dev_release(&d);
 	pf_devtypes_filter_free(f);
-}
-END_TEST
-
-/* --- md superblocks at the end of the device ------------------------------------------- */
-
-#define MD_MAGIC   0xa92b4efcu
-#define DDF_MAGIC  0xde11de11u
-#define IMSM_SIG   "Intel Raid ISM Cfg Sig. "
-#define SECTOR	   512u
-#define TAIL_BYTES (PF_DEVTYPES_MD_END_BYTES + 2 * SECTOR)
-
-/*
- * The device's last TAIL_BYTES (or all of it, when smaller), as a buffer and the device
- * offset of its first byte.
- */
-struct tail {
-	uint8_t b[TAIL_BYTES];
-	uint64_t off;
-	uint64_t size;
-};
-
-static void tail_init(struct tail *t, uint64_t size)
-{
-	memset(t->b, 0, sizeof(t->b));
-	t->size = size;
-	t->off = size > TAIL_BYTES ? size - TAIL_BYTES : 0;
-}
-
-static uint8_t *at(struct tail *t, uint64_t dev_off)
-{
-	ck_assert_uint_ge(dev_off, t->off);
-	ck_assert_uint_lt(dev_off - t->off, TAIL_BYTES);
-	return t->b + (dev_off - t->off);
-}
-
-static int find(const struct tail *t, unsigned lbs, uint64_t *sb)
-{
-	return pf_devtypes_md_end_find(t->b, (size_t)(t->size - t->off), t->off, t->size, lbs,
-				       sb);
-}
-
-/* Where lvm2 puts each, in whole sectors of the size: computed here from md's own rules. */
-static uint64_t off_0_90(uint64_t size)
-{
-	return ((size / SECTOR / 128 * 128) - 128) * SECTOR;
-}
-
-static uint64_t off_1_0(uint64_t size)
-{
-	return ((size / SECTOR - 16) / 8 * 8) * SECTOR;
-}
-
-static uint64_t off_last(uint64_t size)
-{
-	return (size / SECTOR - 1) * SECTOR;
-}
-
-static uint64_t off_alt(uint64_t size)
-{
-	return (size / SECTOR - 257) * SECTOR;
-}
-
-/* A DDF header: magic and CRC in big-endian (as DDF writes them) or little-endian order. */
-static void put_ddf(uint8_t *p, bool be, bool bad_crc)
-{
-	uint32_t crc;
-
-	memset(p, 0, SECTOR);
-	if (be)
-		put_be(p, DDF_MAGIC, 4);
-	else
-		pf_put_le32(p, DDF_MAGIC);
-	memset(p + 4, 0xff, 4);
-	crc = pf_crc(0, p, SECTOR) ^ (bad_crc ? 1u : 0u);
-	if (be)
-		put_be(p + 4, crc, 4);
-	else
-		pf_put_le32(p + 4, crc);
-}
-
-enum end_kind {
-	END_NONE,
-	END_0_90,
-	END_0_90_BE,
-	END_0_90_NEXT_SECTOR,
-	END_1_0,
-	END_1_0_NEXT_SECTOR,
-	END_0_90_AND_1_0,
-	END_IMSM_1K,
-	END_IMSM_8K,
-	END_IMSM_SHORT,
-	END_DDF_LAST_BE,
-	END_DDF_LAST_LE,
-	END_DDF_ALT,
-	END_DDF_LAST_BAD_ALT_GOOD,
-	END_DDF_ALT_BAD,
-};
-
-static void build_end(enum end_kind k, struct tail *t)
-{
-	uint64_t s = t->size;
-
-	switch (k) {
-	case END_NONE:
-		break;
-	case END_0_90:
-		pf_put_le32(at(t, off_0_90(s)), MD_MAGIC);
-		break;
-	case END_0_90_BE:
-		put_be(at(t, off_0_90(s)), MD_MAGIC, 4);
-		break;
-	case END_0_90_NEXT_SECTOR:
-		pf_put_le32(at(t, off_0_90(s) + SECTOR), MD_MAGIC);
-		break;
-	case END_1_0:
-		pf_put_le32(at(t, off_1_0(s)), MD_MAGIC);
-		break;
-	case END_1_0_NEXT_SECTOR:
-		pf_put_le32(at(t, off_1_0(s) + SECTOR), MD_MAGIC);
-		break;
-	case END_0_90_AND_1_0:
-		pf_put_le32(at(t, off_0_90(s)), MD_MAGIC);
-		pf_put_le32(at(t, off_1_0(s)), MD_MAGIC);
-		break;
-	case END_IMSM_1K:
-		memcpy(at(t, s / SECTOR * SECTOR - 1024), IMSM_SIG, strlen(IMSM_SIG));
-		break;
-	case END_IMSM_8K:
-		memcpy(at(t, s / SECTOR * SECTOR - 8192), IMSM_SIG, strlen(IMSM_SIG));
-		break;
-	case END_IMSM_SHORT:
-		memcpy(at(t, s / SECTOR * SECTOR - 1024), IMSM_SIG, strlen(IMSM_SIG) - 1);
-		break;
-	case END_DDF_LAST_BE:
-		put_ddf(at(t, off_last(s)), true, false);
-		break;
-	case END_DDF_LAST_LE:
-		put_ddf(at(t, off_last(s)), false, false);
-		break;
-	case END_DDF_ALT:
-		put_ddf(at(t, off_alt(s)), true, false);
-		break;
-	case END_DDF_LAST_BAD_ALT_GOOD:
-		put_ddf(at(t, off_last(s)), true, true);
-		put_ddf(at(t, off_alt(s)), true, false);
-		break;
-	case END_DDF_ALT_BAD:
-		put_ddf(at(t, off_alt(s)), false, true);
-		break;
-	}
-}
-
-#define MIB (1024ull * 1024)
-
-START_TEST(test_md_end_find)
-{
-	static const bool le = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
-	/* sizes: aligned to 64 KiB, not aligned, with a partial last sector, the DDF floor */
-	static const uint64_t sizes[] = {
-		64 * MIB, 64 * MIB + 100 * SECTOR + 300, 80 * MIB - 3 * SECTOR, 384 * SECTOR,
-		1 * MIB + 7 * SECTOR,
-	};
-	static const struct {
-		enum end_kind end;
-		unsigned lbs;
-		enum pf_md_end_kind want;
-	} cases[] = {
-		{ END_NONE, 512, PF_MD_END_NONE },
-		{ END_0_90, 512, PF_MD_END_0_90 },
-		{ END_0_90, 4096, PF_MD_END_0_90 },
-		/* compat: lvm2 takes the magic in host order (swapped only on big-endian hosts) */
-		{ END_0_90_BE, 512, le ? PF_MD_END_NONE : PF_MD_END_0_90 },
-		{ END_0_90_NEXT_SECTOR, 512, PF_MD_END_NONE },
-		{ END_1_0, 512, PF_MD_END_1_0 },
-		{ END_1_0_NEXT_SECTOR, 512, PF_MD_END_NONE },
-		{ END_0_90_AND_1_0, 512, PF_MD_END_0_90 }, /* lvm2's order */
-		{ END_IMSM_1K, 512, PF_MD_END_IMSM },
-		{ END_IMSM_1K, 0, PF_MD_END_IMSM },	   /* block size unknown: as lvm2, 1 KiB */
-		{ END_IMSM_1K, 4096, PF_MD_END_NONE },	   /* 4 KiB blocks: 8 KiB from the end */
-		{ END_IMSM_8K, 4096, PF_MD_END_IMSM },
-		{ END_IMSM_8K, 512, PF_MD_END_NONE },
-		{ END_IMSM_SHORT, 512, PF_MD_END_NONE },
-		{ END_DDF_LAST_BE, 512, PF_MD_END_DDF },
-		{ END_DDF_LAST_LE, 512, PF_MD_END_DDF },
-		{ END_DDF_ALT, 512, PF_MD_END_DDF },
-		/* a bad header in the last sector ends lvm2's search */
-		{ END_DDF_LAST_BAD_ALT_GOOD, 512, PF_MD_END_NONE },
-		{ END_DDF_ALT_BAD, 512, PF_MD_END_NONE },
-	};
-	static struct tail t;
-
-	for (size_t z = 0; z < ARRAY_SIZE(sizes); z++) {
-		for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-			uint64_t sb = 12345;
-			int r;
-
-			tail_init(&t, sizes[z]);
-			build_end(cases[i].end, &t);
-			r = find(&t, cases[i].lbs, &sb);
-			ck_assert_msg(r == (int)cases[i].want, "size %llu case %zu: %d",
-				      (unsigned long long)sizes[z], i, r);
-			if (r == PF_MD_END_NONE)
-				ck_assert_uint_eq(sb, 12345);
-		}
-	}
-}
-END_TEST
-
-/* Where each is found, and that a device under 192 KiB is never taken for DDF. */
-START_TEST(test_md_end_offsets)
-{
-	static struct tail t;
-	uint64_t s = 64 * MIB + 100 * SECTOR + 300, sb = 0;
-
-	tail_init(&t, s);
-	build_end(END_0_90, &t);
-	ck_assert_int_eq(find(&t, 512, &sb), PF_MD_END_0_90);
-	/* 64 KiB below the end rounded down to 64 KiB */
-	ck_assert_uint_eq(sb, 64 * MIB - 64 * 1024);
-	tail_init(&t, s);
-	build_end(END_1_0, &t);
-	ck_assert_int_eq(find(&t, 512, &sb), PF_MD_END_1_0);
-	ck_assert_uint_eq(sb, 64 * MIB + 80 * SECTOR);
-	tail_init(&t, s);
-	build_end(END_IMSM_8K, &t);
-	ck_assert_int_eq(find(&t, 4096, &sb), PF_MD_END_IMSM);
-	ck_assert_uint_eq(sb, 64 * MIB + 100 * SECTOR - 8192);
-	tail_init(&t, s);
-	build_end(END_DDF_LAST_BE, &t);
-	ck_assert_int_eq(find(&t, 512, &sb), PF_MD_END_DDF);
-	ck_assert_uint_eq(sb, 64 * MIB + 99 * SECTOR);
-	tail_init(&t, s);
-	build_end(END_DDF_ALT, &t);
-	ck_assert_int_eq(find(&t, 512, &sb), PF_MD_END_DDF);
-	ck_assert_uint_eq(sb, 64 * MIB + 100 * SECTOR - 257 * SECTOR);
-
-	/* the CRC lvm2 accepts for a header of nothing but the magic, worked out apart */
-	tail_init(&t, s);
-	put_be(at(&t, off_last(s)), DDF_MAGIC, 4);
-	put_be(at(&t, off_last(s)) + 4, 0xffb4f4d9, 4);
-	ck_assert_int_eq(find(&t, 512, &sb), PF_MD_END_DDF);
-
-	/* 383 sectors: under DDF's 192 KiB floor, its headers are not looked for */
-	tail_init(&t, 383 * SECTOR);
-	build_end(END_DDF_LAST_BE, &t);
-	ck_assert_int_eq(find(&t, 512, &sb), PF_MD_END_NONE);
-	tail_init(&t, 383 * SECTOR);
-	build_end(END_1_0, &t);
-	ck_assert_int_eq(find(&t, 512, &sb), PF_MD_END_1_0);
-}
-END_TEST
-
-/* A superblock anywhere but where lvm2 looks is not one: every position in the range. */
-START_TEST(test_md_end_sweep)
-{
-	static struct tail t;
-	uint64_t s = 64 * MIB + 100 * SECTOR, off = 0, len = 0, sb = 0;
-	unsigned found = 0;
-
-	ck_assert_int_eq(pf_devtypes_md_end_range(s, 512, &off, &len), 0);
-	for (uint64_t p = off; p + 4 <= off + len; p += 4) {
-		tail_init(&t, s);
-		pf_put_le32(at(&t, p), MD_MAGIC);
-		if (find(&t, 512, &sb) != PF_MD_END_NONE) {
-			ck_assert(p == off_0_90(s) || p == off_1_0(s));
-			ck_assert_uint_eq(sb, p);
-			found++;
-		}
-	}
-	ck_assert_uint_eq(found, 2);
-	found = 0;
-	for (uint64_t p = off; p + SECTOR <= off + len; p += SECTOR) {
-		tail_init(&t, s);
-		put_ddf(at(&t, p), true, false);
-		if (find(&t, 512, &sb) != PF_MD_END_NONE) {
-			ck_assert(p == off_last(s) || p == off_alt(s));
-			found++;
-		}
-	}
-	ck_assert_uint_eq(found, 2);
-	found = 0;
-	for (uint64_t p = off; p + strlen(IMSM_SIG) <= off + len; p += 8) {
-		tail_init(&t, s);
-		memcpy(at(&t, p), IMSM_SIG, strlen(IMSM_SIG));
-		if (find(&t, 512, &sb) != PF_MD_END_NONE)
-			found++;
-	}
-	ck_assert_uint_eq(found, 1);
-}
-END_TEST
-
-START_TEST(test_md_end_range)
-{
-	static const struct {
-		uint64_t size;
-		int r;
-		uint64_t off, len;
-	} cases[] = {
-		{ 0, -ERANGE, 0, 0 },
-		{ 255 * SECTOR + 511, -ERANGE, 0, 0 }, /* whole sectors count: under 128 KiB */
-		{ 256 * SECTOR, 0, 128 * SECTOR, 128 * SECTOR },
-		{ 383 * SECTOR, 0, 128 * SECTOR, 255 * SECTOR }, /* no DDF yet */
-		{ 384 * SECTOR, 0, 127 * SECTOR, 257 * SECTOR },
-		{ 64 * MIB, 0, 64 * MIB - 257 * SECTOR, 257 * SECTOR },
-		{ 64 * MIB + 300, 0, 64 * MIB - 257 * SECTOR, 257 * SECTOR },
-		{ UINT64_MAX, 0, (UINT64_MAX / SECTOR - 257) * SECTOR, 257 * SECTOR },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		uint64_t off = 7, len = 7;
-
-		ck_assert_int_eq(pf_devtypes_md_end_range(cases[i].size, 512, &off, &len),
-				 cases[i].r);
-		ck_assert_uint_eq(off, cases[i].r ? 7 : cases[i].off);
-		ck_assert_uint_eq(len, cases[i].r ? 7 : cases[i].len);
-		ck_assert_uint_le(len, PF_DEVTYPES_MD_END_BYTES);
-	}
-}
-END_TEST
-
-/* Buffers that do not hold the range are refused, the output left alone. */
-START_TEST(test_md_end_bad_input)
-{
-	static struct tail t;
-	uint64_t s = 64 * MIB, off = 0, len = 0, sb = 99;
-
-	tail_init(&t, s);
-	build_end(END_0_90, &t);
-	ck_assert_int_eq(pf_devtypes_md_end_range(s, 512, &off, &len), 0);
-	/* exactly the range: enough */
-	ck_assert_int_eq(pf_devtypes_md_end_find(at(&t, off), (size_t)len, off, s, 512, &sb),
-			 PF_MD_END_0_90);
-	sb = 99;
-	/* one byte short at either end */
-	ck_assert_int_eq(pf_devtypes_md_end_find(at(&t, off), (size_t)len - 1, off, s, 512, &sb),
-			 -EINVAL);
-	ck_assert_int_eq(pf_devtypes_md_end_find(at(&t, off + 1), (size_t)len - 1, off + 1, s, 512,
-						 &sb),
-			 -EINVAL);
-	/* the buffer said to start past the range, or past the device */
-	ck_assert_int_eq(pf_devtypes_md_end_find(t.b, sizeof(t.b), s, s, 512, &sb), -EINVAL);
-	ck_assert_int_eq(pf_devtypes_md_end_find(NULL, 0, off, s, 512, &sb), -EINVAL);
-	/* too small a device for lvm2 to look */
-	ck_assert_int_eq(pf_devtypes_md_end_find(t.b, sizeof(t.b), 0, 255 * SECTOR, 512, &sb),
-			 -EINVAL);
-	ck_assert_uint_eq(sb, 99);
-}
-END_TEST
-
-START_TEST(test_md_end_name)
-{
-	ck_assert_str_eq(pf_devtypes_md_end_name(PF_MD_END_0_90), "0.90");
-	ck_assert_str_eq(pf_devtypes_md_end_name(PF_MD_END_1_0), "1.0");
-	ck_assert_str_eq(pf_devtypes_md_end_name(PF_MD_END_IMSM), "imsm");
-	ck_assert_str_eq(pf_devtypes_md_end_name(PF_MD_END_DDF), "ddf");
-	ck_assert_ptr_null(pf_devtypes_md_end_name(PF_MD_END_NONE));
-	ck_assert_ptr_null(pf_devtypes_md_end_name(_PF_MD_END_MAX));
-	ck_assert_ptr_null(pf_devtypes_md_end_name((enum pf_md_end_kind)-1));
 }
 END_TEST
 
@@ -1168,7 +624,7 @@ START_TEST(test_md_end_array)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct pf_dev d;
 
-		ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, cases[i].kname, &d), 0);
+		ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, cases[i].kname, &d), 0);
 		ck_assert_msg(pf_devtypes_md_end_array(&fs.paths, &d) == cases[i].want, "%s",
 			      cases[i].kname);
 		pf_dev_release(&d);
@@ -1188,18 +644,9 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_bad_cfg);
 	tcase_add_test(tc, test_nodata);
 	tcase_add_test(tc, test_nodata_no_proc_devices);
-	tcase_add_test(tc, test_wwids_file);
-	tcase_add_test(tc, test_wwids_long_line);
-	tcase_add_test(tc, test_wwids_file_unusable);
-	tcase_add_test(tc, test_blacklist_parsing);
+	tcase_add_test(tc, test_wwids_only_for_mpath);
 	tcase_add_test(tc, test_data);
 	tcase_add_test(tc, test_data_short_head);
-	tcase_add_test(tc, test_md_end_find);
-	tcase_add_test(tc, test_md_end_offsets);
-	tcase_add_test(tc, test_md_end_sweep);
-	tcase_add_test(tc, test_md_end_range);
-	tcase_add_test(tc, test_md_end_bad_input);
-	tcase_add_test(tc, test_md_end_name);
 	tcase_add_test(tc, test_md_end_array);
 	suite_add_tcase(s, tc);
 	return s;

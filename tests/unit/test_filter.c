@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "device/dev.h"
+#include "device/blockdev.h"
 #include "device/filter.h"
 #include "unit.h"
 

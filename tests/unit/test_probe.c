@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "build.h"
-#include "device/devtypes.h"
+#include "format/mdsb.h"
 #include "format/probe.h"
 #include "base/span.h"
 #include "unit.h"
@@ -343,7 +343,7 @@ static void run_md(struct pf_probe *p, uint64_t size, enum pf_probe_md_end when,
 	pf_probe_init(p, size);
 	p->md.when = when;
 	p->md.lbs = lbs;
-	if (pf_devtypes_md_end_range(size, lbs, &want_off, &want_len) < 0)
+	if (pf_mdsb_end_range(size, lbs, &want_off, &want_len) < 0)
 		want_len = 0;
 	while (pf_probe_next(p, &off, &len) == 1) {
 		ck_assert_uint_lt(++steps, 16);
@@ -373,26 +373,26 @@ START_TEST(test_md_end_when)
 		enum md_place place;
 		bool asked;
 		unsigned why;
-		enum pf_md_end_kind want;
+		enum pf_mdsb_end_kind want;
 	} cases[] = {
 		/* the metadata agrees with the device: pvscan does not look */
 		{ PVID_DASHED, secs, NULL, 1, PF_PROBE_MD_END_HINTED, MD_1_0, false, 0, 0 },
 		{ PVID_DASHED, secs, "/dev/sdb", 1, PF_PROBE_MD_END_HINTED, MD_1_0, false, 0, 0 },
 		/* size differs (either way), is missing or 0, or the hint is md's */
 		{ PVID_DASHED, secs - 128, NULL, 1, PF_PROBE_MD_END_HINTED, MD_1_0, true,
-		  PF_PROBE_MD_WHY_SIZE, PF_MD_END_1_0 },
+		  PF_PROBE_MD_WHY_SIZE, PF_MDSB_END_1_0 },
 		{ PVID_DASHED, secs + 1, NULL, 1, PF_PROBE_MD_END_HINTED, MD_0_90, true,
-		  PF_PROBE_MD_WHY_SIZE, PF_MD_END_0_90 },
+		  PF_PROBE_MD_WHY_SIZE, PF_MDSB_END_0_90 },
 		{ PVID_DASHED, NO_DEV_SIZE, NULL, 1, PF_PROBE_MD_END_HINTED, MD_1_0, true,
-		  PF_PROBE_MD_WHY_NO_SIZE, PF_MD_END_1_0 },
+		  PF_PROBE_MD_WHY_NO_SIZE, PF_MDSB_END_1_0 },
 		{ PVID_DASHED, 0, NULL, 1, PF_PROBE_MD_END_HINTED, MD_1_0, true,
-		  PF_PROBE_MD_WHY_NO_SIZE, PF_MD_END_1_0 },
+		  PF_PROBE_MD_WHY_NO_SIZE, PF_MDSB_END_1_0 },
 		{ PVID_DASHED, secs, "/dev/md127", 1, PF_PROBE_MD_END_HINTED, MD_0_90, true,
-		  PF_PROBE_MD_WHY_HINT, PF_MD_END_0_90 },
+		  PF_PROBE_MD_WHY_HINT, PF_MDSB_END_0_90 },
 		{ PVID_DASHED, secs, "/dev/md", 1, PF_PROBE_MD_END_HINTED, MD_0_90, true,
-		  PF_PROBE_MD_WHY_HINT, PF_MD_END_0_90 },
+		  PF_PROBE_MD_WHY_HINT, PF_MDSB_END_0_90 },
 		{ PVID_DASHED, secs - 8, "/dev/md/root", 1, PF_PROBE_MD_END_HINTED, MD_NONE, true,
-		  PF_PROBE_MD_WHY_SIZE | PF_PROBE_MD_WHY_HINT, PF_MD_END_NONE },
+		  PF_PROBE_MD_WHY_SIZE | PF_PROBE_MD_WHY_HINT, PF_MDSB_END_NONE },
 		{ PVID_DASHED, secs, "/dev/mapper/md0", 1, PF_PROBE_MD_END_HINTED, MD_1_0, false, 0,
 		  0 },
 		{ PVID_DASHED, secs, "/dev/m", 1, PF_PROBE_MD_END_HINTED, MD_1_0, false, 0, 0 },
@@ -403,11 +403,11 @@ START_TEST(test_md_end_when)
 		{ PVID_DASHED, secs - 8, "/dev/md0", 1, PF_PROBE_MD_END_NEVER, MD_1_0, false, 0,
 		  0 },
 		{ PVID_DASHED, secs, NULL, 1, PF_PROBE_MD_END_ALWAYS, MD_1_0, true, 0,
-		  PF_MD_END_1_0 },
+		  PF_MDSB_END_1_0 },
 		{ OTHER_PVID, secs, NULL, 0, PF_PROBE_MD_END_ALWAYS, MD_0_90, true, 0,
-		  PF_MD_END_0_90 },
+		  PF_MDSB_END_0_90 },
 		{ PVID_DASHED, secs, NULL, 1, PF_PROBE_MD_END_ALWAYS, MD_NONE, true, 0,
-		  PF_MD_END_NONE },
+		  PF_MDSB_END_NONE },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -417,7 +417,7 @@ START_TEST(test_md_end_when)
 
 		memset(dev, 0, DEV_SIZE);
 		make_md_pv(cases[i].pvid, cases[i].dev_size, cases[i].device, cases[i].ext_flags);
-		ck_assert_int_eq(pf_devtypes_md_end_range(DEV_SIZE, 512, &off, &len), 0);
+		ck_assert_int_eq(pf_mdsb_end_range(DEV_SIZE, 512, &off, &len), 0);
 		if (cases[i].place == MD_0_90)
 			sb = DEV_SIZE - 64 * 1024;
 		else if (cases[i].place == MD_1_0)
@@ -430,7 +430,7 @@ START_TEST(test_md_end_when)
 		ck_assert_msg(p.md_end_kind == cases[i].want, "case %zu: kind %d", i,
 			      p.md_end_kind);
 		ck_assert_int_eq(p.md_end_status, asked ? 0 : 1);
-		if (cases[i].want != PF_MD_END_NONE) {
+		if (cases[i].want != PF_MDSB_END_NONE) {
 			ck_assert_uint_eq(p.md_end_offset, sb);
 			ck_assert(strstr(p.md_end_diag.msg, "md ") == p.md_end_diag.msg);
 		}
@@ -458,7 +458,7 @@ START_TEST(test_md_end_failures)
 	ck_assert_int_eq(p.step, PF_PROBE_MD_END);
 	pf_probe_fail(&p, -EIO);
 	ck_assert_int_eq(p.md_end_status, -EIO);
-	ck_assert_int_eq(p.md_end_kind, PF_MD_END_NONE);
+	ck_assert_int_eq(p.md_end_kind, PF_MDSB_END_NONE);
 	ck_assert(strstr(p.md_end_diag.msg, "md") != NULL);
 	ck_assert_int_eq(pf_probe_next(&p, &off, &len), 0);
 	ck_assert_ptr_nonnull(pf_probe_vg(&p));
@@ -476,7 +476,7 @@ START_TEST(test_md_end_failures)
 		}
 	}
 	ck_assert_int_eq(p.md_end_status, -EIO);
-	ck_assert_int_eq(p.md_end_kind, PF_MD_END_NONE);
+	ck_assert_int_eq(p.md_end_kind, PF_MDSB_END_NONE);
 	pf_probe_release(&p);
 
 	/* under 128 KiB lvm2 does not look: no read, nothing found */
@@ -485,7 +485,7 @@ START_TEST(test_md_end_failures)
 	run_md(&p, 120 * 1024, PF_PROBE_MD_END_ALWAYS, 512, &asked);
 	ck_assert(!asked);
 	ck_assert_int_eq(p.md_end_status, 0);
-	ck_assert_int_eq(p.md_end_kind, PF_MD_END_NONE);
+	ck_assert_int_eq(p.md_end_kind, PF_MDSB_END_NONE);
 	pf_probe_release(&p);
 
 	/* no label, no look */
@@ -503,11 +503,11 @@ START_TEST(test_md_end_failures)
 	memcpy(dev + DEV_SIZE - 8192, "Intel Raid ISM Cfg Sig. ", 24);
 	run_md(&p, DEV_SIZE, PF_PROBE_MD_END_HINTED, 4096, &asked);
 	ck_assert(asked);
-	ck_assert_int_eq(p.md_end_kind, PF_MD_END_IMSM);
+	ck_assert_int_eq(p.md_end_kind, PF_MDSB_END_IMSM);
 	pf_probe_release(&p);
 	run_md(&p, DEV_SIZE, PF_PROBE_MD_END_HINTED, 512, &asked);
 	ck_assert(asked);
-	ck_assert_int_eq(p.md_end_kind, PF_MD_END_NONE);
+	ck_assert_int_eq(p.md_end_kind, PF_MDSB_END_NONE);
 	pf_probe_release(&p);
 }
 END_TEST

@@ -24,6 +24,29 @@ START_TEST(test_le_values)
 }
 END_TEST
 
+START_TEST(test_be_values)
+{
+	struct pf_span s = pf_span_make(bytes, sizeof(bytes));
+	uint32_t v32 = 42;
+	uint64_t v64 = 42;
+
+	ck_assert_int_eq(pf_span_be32(s, 1, &v32), 0);
+	ck_assert_uint_eq(v32, 0x02030405);
+	ck_assert_int_eq(pf_span_be64(s, 8, &v64), 0);
+	ck_assert_uint_eq(v64, 0x090a0b0c0d0e0f10ULL);
+	ck_assert_int_eq(pf_span_be32(s, 12, &v32), 0); /* exactly at the end */
+	ck_assert_uint_eq(v32, 0x0d0e0f10);
+	v32 = 42;
+	v64 = 42;
+	ck_assert_int_eq(pf_span_be32(s, 13, &v32), -EBADMSG);
+	ck_assert_int_eq(pf_span_be64(s, 9, &v64), -EBADMSG);
+	ck_assert_int_eq(pf_span_be32(s, UINT64_MAX - 2, &v32), -EBADMSG);
+	ck_assert_int_eq(pf_span_be64(s, UINT64_MAX, &v64), -EBADMSG);
+	ck_assert_uint_eq(v32, 42); /* untouched on failure */
+	ck_assert_uint_eq(v64, 42);
+}
+END_TEST
+
 START_TEST(test_bounds)
 {
 	struct pf_span s = pf_span_make(bytes, sizeof(bytes)), sub;
@@ -68,6 +91,13 @@ START_TEST(test_writers_round_trip)
 	pf_put_le32(b, 0xdeadbeef);
 	ck_assert_uint_eq(b[0], 0xef);
 	ck_assert_uint_eq(b[3], 0xde);
+	pf_put_be64(b, 0x1122334455667788ULL);
+	ck_assert_int_eq(pf_span_be64(pf_span_make(b, 8), 0, &v), 0);
+	ck_assert_uint_eq(v, 0x1122334455667788ULL);
+	ck_assert_uint_eq(b[0], 0x11);
+	pf_put_be32(b, 0xdeadbeef);
+	ck_assert_uint_eq(b[0], 0xde);
+	ck_assert_uint_eq(b[3], 0xef);
 }
 END_TEST
 
@@ -77,6 +107,7 @@ static Suite *make_suite(void)
 	TCase *tc = tcase_create("span");
 
 	tcase_add_test(tc, test_le_values);
+	tcase_add_test(tc, test_be_values);
 	tcase_add_test(tc, test_bounds);
 	tcase_add_test(tc, test_overflow_helpers);
 	tcase_add_test(tc, test_writers_round_trip);

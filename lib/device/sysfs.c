@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Block devices from sysfs, /proc and /dev, named the way lvm2 2.03.16's dev-cache names them. */
+/* Block devices from sysfs and /proc, named as lvm2 2.03.16's dev-cache first names them. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,7 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "device/devices.h"
+#include "device/sysfs.h"
 #include "base/fileio.h"
 #include "base/paths.h"
 #include "base/strutil.h"
@@ -34,48 +33,6 @@
 /* The kernel's dev_t: 12 bits of major, 20 of minor. lvm2 masks majors the same way. */
 #define MAJOR_COUNT 4096u
 #define MINOR_COUNT (1u << 20)
-
-/*
- * The names in an open directory, without those starting with '.', sorted
- * bytewise (lvm2 sorts its /dev walk with alphasort in the C locale). Takes
- * ownership of fd. -E2BIG beyond cap names.
- */
-static int dir_names(int fd, size_t cap, struct pf_strv *ret)
-{
-	struct pf_strv s = { 0 };
-	struct dirent *de;
-	DIR *dir;
-	int r = 0;
-
-	dir = fdopendir(fd);
-	if (!dir) {
-		r = -errno;
-		(void)close(fd);
-		return r;
-	}
-	for (;;) {
-		errno = 0;
-		de = readdir(dir);
-		if (!de) {
-			r = -errno;
-			break;
-		}
-		if (de->d_name[0] == '.')
-			continue;
-		r = pf_strv_push(&s, cap, de->d_name);
-		if (r < 0)
-			break;
-	}
-	(void)closedir(dir);
-	if (r < 0) {
-		pf_strv_release(&s);
-		return r;
-	}
-	if (s.n > 1)
-		qsort(s.v, s.n, sizeof(*s.v), pf_strv_cmp);
-	*ret = s;
-	return 0;
-}
 
 /*
  * Read a small text file relative to dfd: at most cap bytes of value plus
@@ -196,7 +153,7 @@ static int read_proc(const struct pf_paths *paths, const char *name, char **ret)
 	dfd = open(paths->proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -errno;
-	return read_at(dfd, name, PF_DEVICES_PROC_FILE_MAX, ret);
+	return read_at(dfd, name, PF_SYSFS_PROC_FILE_MAX, ret);
 }
 
 static int majors_parse(const char *text, struct majors *mt)
@@ -207,41 +164,37 @@ static int majors_parse(const char *text, struct majors *mt)
 	while (*line) {
 		const char *end = strchr(line, '\n');
 		size_t len = end ? (size_t)(end - line) : strlen(line);
-		const char *p = line, *stop = line + len, *first;
-		unsigned major = 0;
-		size_t digits = 0;
+		_cleanup_free_ char *l = strndup(line, len);
+		const char *p, *n;
+		unsigned major;
 
-		while (p < stop && *p == ' ')
-			p++;
-		first = p;
-		/* like atoi(): leading digits; lvm2 keeps only the low 12 bits */
-		while (p < stop && *p >= '0' && *p <= '9') {
-			if (digits++ < 9)
-				major = major * 10 + (unsigned)(*p - '0');
-			p++;
-		}
-		major &= MAJOR_COUNT - 1;
+		if (!l)
+			return -ENOMEM;
+		line = end ? end + 1 : line + len;
+		for (p = l; *p == ' '; p++)
+			;
+		/* lvm2 reads the major with atoi() and keeps only its low 12 bits */
+		major = (unsigned)pf_atoi(p) & (MAJOR_COUNT - 1);
 		if (!major) {
-			block = first < stop && *first == 'B';
-		} else if (block) {
-			const char *n;
-
-			while (p < stop && *p != ' ')
-				p++;
-			while (p < stop && *p == ' ')
-				p++;
-			n = p;
-			while (p < stop && *p != ' ' && *p != '\t')
-				p++;
-			free(mt->name[major]);
-			mt->name[major] = NULL;
-			if (p > n && (size_t)(p - n) <= PROC_NAME_MAX) {
-				mt->name[major] = strndup(n, (size_t)(p - n));
-				if (!mt->name[major])
-					return -ENOMEM;
-			}
+			block = *p == 'B';
+			continue;
 		}
-		line = end ? end + 1 : stop;
+		if (!block)
+			continue;
+		while (*p && *p != ' ')
+			p++;
+		while (*p == ' ')
+			p++;
+		n = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		free(mt->name[major]);
+		mt->name[major] = NULL;
+		if (p > n && (size_t)(p - n) <= PROC_NAME_MAX) {
+			mt->name[major] = strndup(n, (size_t)(p - n));
+			if (!mt->name[major])
+				return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -374,18 +327,13 @@ static int read_holders(int dfd, char ***ret, size_t *ret_n)
 	fd = openat(dfd, "holders", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		/* Beyond the cap the set is unknown: report none rather than a part of it. */
-		r = dir_names(fd, PF_DEVICES_HOLDERS_MAX, &s);
+		r = pf_strv_read_dir(fd, PF_SYSFS_HOLDERS_MAX, &s);
 		if (r == -ENOMEM)
 			return r;
 	}
 	*ret = s.v;
 	*ret_n = s.n;
 	return 0;
-}
-
-static bool is_type(const struct pf_dev *d, const char *name)
-{
-	return d->type_name && !strcmp(d->type_name, name);
 }
 
 static char *join_dev(const struct pf_paths *paths, const char *sub, const char *name)
@@ -416,7 +364,7 @@ static int dev_name_for(const struct pf_paths *paths, int dfd, const struct pf_d
 	_cleanup_free_ char *name = NULL;
 	int r;
 
-	if (is_type(d, "device-mapper")) {
+	if (pf_dev_is_type(d, "device-mapper")) {
 		if (d->dm_name && is_plain_name(d->dm_name, strlen(d->dm_name))) {
 			*ret = join_dev(paths, "mapper", d->dm_name);
 			return *ret ? 0 : -ENOMEM;
@@ -426,12 +374,12 @@ static int dev_name_for(const struct pf_paths *paths, int dfd, const struct pf_d
 	} else if (by_devno) {
 		int fd = -1;
 
-		if (is_type(d, "sd"))
+		if (pf_dev_is_type(d, "sd"))
 			fd = openat(dfd, "device/block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd >= 0) {
 			struct pf_strv s = { 0 };
 
-			r = dir_names(fd, PF_DEVICES_MAX, &s);
+			r = pf_strv_read_dir(fd, PF_SYSFS_DEVICES_MAX, &s);
 			if (r == -ENOMEM)
 				return r;
 			if (r < 0 || !s.n || !is_plain_name(s.v[0], strlen(s.v[0]))) {
@@ -579,7 +527,7 @@ static int fill(const struct pf_paths *paths, const struct majors *mt, const cha
 		s = NULL;
 		r = opt_attr(dfd, "loop/partscan", ATTR_NUM_MAX, &s);
 		/* sscanf("%d") as lvm2 reads it: blanks, an optional sign, digits */
-		d.loop_partscan = r >= 0 && s && strtol(s, NULL, 10) != 0;
+		d.loop_partscan = r >= 0 && s && pf_atoi(s) != 0;
 	}
 	if (r >= 0 && (kind & KIND_MD))
 		r = opt_attr(dfd, "md/uuid", ATTR_MD_UUID_MAX, &d.md_uuid);
@@ -628,13 +576,13 @@ static int lookup_devno(const struct pf_paths *paths, unsigned major, unsigned m
 	return r;
 }
 
-int pf_devices_lookup_devno(const struct pf_paths *paths, unsigned major, unsigned minor,
-			    struct pf_dev *ret)
+int pf_sysfs_lookup_devno(const struct pf_paths *paths, unsigned major, unsigned minor,
+			  struct pf_dev *ret)
 {
 	return lookup_devno(paths, major, minor, true, ret);
 }
 
-int pf_devices_lookup_path(const struct pf_paths *paths, const char *path, struct pf_dev *ret)
+int pf_sysfs_lookup_path(const struct pf_paths *paths, const char *path, struct pf_dev *ret)
 {
 	struct stat st;
 	struct pf_dev d;
@@ -660,7 +608,7 @@ int pf_devices_lookup_path(const struct pf_paths *paths, const char *path, struc
 	return 0;
 }
 
-int pf_devices_lookup_kname(const struct pf_paths *paths, const char *kname, struct pf_dev *ret)
+int pf_sysfs_lookup_kname(const struct pf_paths *paths, const char *kname, struct pf_dev *ret)
 {
 	_cleanup_free_ char *sysdir = NULL;
 	struct majors *mt = NULL;
@@ -691,8 +639,8 @@ static int open_kname(const struct pf_paths *paths, const char *kname)
 	return fd < 0 ? -errno : fd;
 }
 
-int pf_devices_read_attr(const struct pf_paths *paths, const char *kname, const char *attr,
-			 size_t cap, char **ret)
+int pf_sysfs_read_attr(const struct pf_paths *paths, const char *kname, const char *attr,
+		       size_t cap, char **ret)
 {
 	_cleanup_close_ int dfd = -1;
 
@@ -702,8 +650,22 @@ int pf_devices_read_attr(const struct pf_paths *paths, const char *kname, const 
 	return read_at(dfd, attr, cap, ret);
 }
 
-int pf_devices_list_holders(const struct pf_paths *paths, const char *kname, char ***ret,
-			    size_t *ret_n)
+int pf_sysfs_read_opt_attr(const struct pf_paths *paths, const char *kname, const char *attr,
+			   size_t cap, char **ret)
+{
+	_cleanup_close_ int dfd = -1;
+
+	*ret = NULL;
+	if (!kname)
+		return 0;
+	dfd = open_kname(paths, kname);
+	if (dfd < 0)
+		return dfd == -ENOMEM ? dfd : 0;
+	return opt_attr(dfd, attr, cap, ret);
+}
+
+int pf_sysfs_list_holders(const struct pf_paths *paths, const char *kname, char ***ret,
+			  size_t *ret_n)
 {
 	_cleanup_close_ int dfd = -1;
 
@@ -716,17 +678,6 @@ int pf_devices_list_holders(const struct pf_paths *paths, const char *kname, cha
 		return 0;
 	}
 	return read_holders(dfd, ret, ret_n);
-}
-
-static int cmp_devno(const void *a, const void *b)
-{
-	const struct pf_dev *x = a, *y = b;
-
-	if (x->major != y->major)
-		return x->major < y->major ? -1 : 1;
-	if (x->minor != y->minor)
-		return x->minor < y->minor ? -1 : 1;
-	return 0;
 }
 
 /*
@@ -747,7 +698,7 @@ static int cmp_lvm2_order(const void *a, const void *b)
 
 	if (x != y)
 		return x < y ? -1 : 1;
-	return cmp_devno(a, b);
+	return pf_dev_cmp_devno(a, b);
 }
 
 /*
@@ -841,7 +792,7 @@ static int fill_all(const struct pf_paths *paths, const struct majors *mt, const
 	return r;
 }
 
-int pf_devices_enumerate(const struct pf_paths *paths, struct pf_dev_list *ret)
+int pf_sysfs_enumerate(const struct pf_paths *paths, struct pf_dev_list *ret)
 {
 	_cleanup_free_ char *classdir = NULL;
 	_cleanup_free_ bool *ok = NULL;
@@ -856,7 +807,7 @@ int pf_devices_enumerate(const struct pf_paths *paths, struct pf_dev_list *ret)
 	fd = open(classdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	r = dir_names(fd, PF_DEVICES_MAX, &names);
+	r = pf_strv_read_dir(fd, PF_SYSFS_DEVICES_MAX, &names);
 	if (r < 0)
 		return r;
 	r = majors_load(paths, &mt);
@@ -883,7 +834,7 @@ int pf_devices_enumerate(const struct pf_paths *paths, struct pf_dev_list *ret)
 		qsort(devs, n, sizeof(*devs), cmp_lvm2_order);
 	/* one entry per devno, should sysfs ever list one twice */
 	for (i = 1; i < n;) {
-		if (cmp_devno(&devs[i - 1], &devs[i])) {
+		if (pf_dev_cmp_devno(&devs[i - 1], &devs[i])) {
 			i++;
 			continue;
 		}
@@ -903,343 +854,4 @@ out:
 	majors_free(mt);
 	pf_strv_release(&names);
 	return r;
-}
-
-struct walk {
-	const struct pf_dev_list *list;
-	size_t *order;	    /* indexes into list->devs, sorted by devno */
-	struct pf_strv *found; /* per device, parallel to list->devs */
-	dev_t root_dev;	    /* filesystem of paths->dev */
-	size_t entries;
-};
-
-static struct pf_dev *walk_find(const struct walk *w, dev_t rdev)
-{
-	unsigned ma = major(rdev), mi = minor(rdev);
-	size_t lo = 0, hi = w->list->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct pf_dev *d = &w->list->devs[w->order[mid]];
-
-		if (d->major == ma && d->minor == mi)
-			return &w->list->devs[w->order[mid]];
-		if (d->major < ma || (d->major == ma && d->minor < mi))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-static int walk_dir(struct walk *w, const char *dirpath, unsigned depth)
-{
-	struct pf_strv names = { 0 };
-	int fd, r;
-
-	fd = open(dirpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return depth ? 0 : -errno; /* an unreadable subdirectory is just skipped */
-	/* dir_names consumes its fd; this one stays open for the fstatat() calls */
-	r = dir_names(fcntl(fd, F_DUPFD_CLOEXEC, 0), PF_DEVICES_WALK_ENTRIES_MAX - w->entries,
-		      &names);
-	if (r < 0)
-		goto out;
-	w->entries += names.n;
-	for (size_t i = 0; i < names.n; i++) {
-		_cleanup_free_ char *path = NULL;
-		struct stat st, lst;
-		struct pf_dev *d;
-
-		/* stat follows symlinks: dangling ones and loops (ELOOP) just fail */
-		if (fstatat(fd, names.v[i], &st, 0) < 0)
-			continue;
-		if (asprintf(&path, "%s%s%s", dirpath, depth || strcmp(dirpath, "/") ? "/" : "",
-			     names.v[i]) < 0) {
-			r = -ENOMEM;
-			goto out;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			if (fstatat(fd, names.v[i], &lst, AT_SYMLINK_NOFOLLOW) < 0 ||
-			    S_ISLNK(lst.st_mode) || st.st_dev != w->root_dev ||
-			    depth + 1 > PF_DEVICES_WALK_DEPTH_MAX)
-				continue;
-			r = walk_dir(w, path, depth + 1);
-			if (r < 0)
-				goto out;
-			continue;
-		}
-		if (!S_ISBLK(st.st_mode))
-			continue;
-		d = walk_find(w, st.st_rdev);
-		if (!d || (d->path && !strcmp(d->path, path)))
-			continue;
-		r = pf_strv_push(&w->found[d - w->list->devs], PF_DEVICES_ALIASES_MAX, path);
-		if (r == -ENOMEM)
-			goto out;
-	}
-	r = 0;
-out:
-	pf_strv_release(&names);
-	(void)close(fd);
-	return r;
-}
-
-static int cmp_order(const void *a, const void *b, void *arg)
-{
-	const struct pf_dev *devs = arg;
-
-	return cmp_devno(&devs[*(const size_t *)a], &devs[*(const size_t *)b]);
-}
-
-int pf_devices_load_aliases(const struct pf_paths *paths, struct pf_dev_list *list)
-{
-	_cleanup_free_ char *root = NULL;
-	struct walk w = { .list = list };
-	struct stat st;
-	size_t i;
-	int r;
-
-	root = strdup(paths->dev);
-	if (!root)
-		return -ENOMEM;
-	for (i = strlen(root); i > 1 && root[i - 1] == '/'; i--)
-		root[i - 1] = '\0';
-	if (stat(root, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	w.root_dev = st.st_dev;
-	w.order = calloc(list->n ? list->n : 1, sizeof(*w.order));
-	w.found = calloc(list->n ? list->n : 1, sizeof(*w.found));
-	if (!w.order || !w.found) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < list->n; i++)
-		w.order[i] = i;
-	qsort_r(w.order, list->n, sizeof(*w.order), cmp_order, list->devs);
-	r = walk_dir(&w, root, 0);
-	if (r < 0)
-		goto out;
-	for (i = 0; i < list->n; i++) {
-		struct pf_dev *d = &list->devs[i];
-
-		for (size_t j = 0; j < d->n_aliases; j++)
-			free(d->aliases[j]);
-		free(d->aliases);
-		d->aliases = w.found[i].v;
-		d->n_aliases = w.found[i].n;
-		w.found[i].v = NULL;
-		w.found[i].n = 0;
-	}
-out:
-	if (w.found)
-		for (i = 0; i < list->n; i++)
-			pf_strv_release(&w.found[i]);
-	free(w.found);
-	free(w.order);
-	return r;
-}
-
-/*
- * lvm2's _builtin_preference: the path *without* sub (at skip) wins.
- * 0: p0 wins, 1: p1 wins, -1: both have it, -2: neither.
- */
-static int builtin_pref(const char *p0, const char *p1, size_t skip, const char *sub)
-{
-	size_t n = strlen(sub);
-	bool r0 = !strncmp(p0 + skip, sub, n), r1 = !strncmp(p1 + skip, sub, n);
-
-	if (r0 != r1)
-		return r0 ? 1 : 0;
-	return r0 ? -1 : -2;
-}
-
-static size_t count_slashes(const char *p)
-{
-	size_t n = 0;
-
-	for (; *p; p++)
-		n += *p == '/';
-	return n;
-}
-
-/* lvm2's _compare_paths: true when it prefers p1 over p0. */
-static bool lvm_prefers_second(const char *dev_slash, const char *mapper, const char *p0,
-			       const char *p1)
-{
-	static const char *const subs[] = { "block/", "dm-", "disk/" };
-	size_t dl = strlen(dev_slash), n0, n1;
-	char *b0 = NULL, *b1 = NULL, *s0, *s1;
-	bool res;
-	int r;
-
-	if (!strncmp(p0, dev_slash, dl) && !strncmp(p1, dev_slash, dl)) {
-		for (size_t i = 0; i < ARRAY_SIZE(subs); i++) {
-			r = builtin_pref(p0, p1, dl, subs[i]);
-			if (r >= 0)
-				return r;
-			if (r == -1)
-				goto slashes;
-		}
-		r = builtin_pref(p0, p1, 0, mapper);
-		if (r >= 0)
-			return r;
-	}
-slashes:
-	n0 = count_slashes(p0);
-	n1 = count_slashes(p1);
-	if (n0 != n1)
-		return n1 < n0;
-
-	/* equal depth: at the first differing component, a symlink beats a plain entry */
-	b0 = strdup(p0);
-	b1 = strdup(p1);
-	if (!b0 || !b1)
-		goto ascii;
-	s0 = b0 + 1;
-	s1 = b1 + 1;
-	while (*s0 && *s0 == *s1)
-		s0++, s1++;
-	while (s0 && s1) {
-		struct stat st0, st1;
-
-		s0 = strchr(s0, '/');
-		if (s0)
-			*s0 = '\0';
-		s1 = strchr(s1, '/');
-		if (s1)
-			*s1 = '\0';
-		if (lstat(b0, &st0) < 0) {
-			res = true;
-			goto out;
-		}
-		if (lstat(b1, &st1) < 0) {
-			res = false;
-			goto out;
-		}
-		if (S_ISLNK(st0.st_mode) != S_ISLNK(st1.st_mode)) {
-			res = !S_ISLNK(st0.st_mode);
-			goto out;
-		}
-		if (s0)
-			*s0++ = '/';
-		if (s1)
-			*s1++ = '/';
-	}
-ascii:
-	res = strcmp(p0, p1) >= 0;
-out:
-	free(b0);
-	free(b1);
-	return res;
-}
-
-/* Walk order of two names below one root: directory by directory, each level sorted bytewise. */
-static int cmp_walk(const char *a, const char *b)
-{
-	for (;;) {
-		size_t la = strcspn(a, "/"), lb = strcspn(b, "/");
-		int r = memcmp(a, b, la < lb ? la : lb);
-
-		if (r)
-			return r;
-		if (la != lb)
-			return la < lb ? -1 : 1;
-		if (!a[la] || !b[lb])
-			return a[la] ? 1 : b[lb] ? -1 : 0;
-		a += la + 1;
-		b += lb + 1;
-	}
-}
-
-int pf_devices_lvm_names(const struct pf_paths *paths, const struct pf_dev *d,
-			 const char **names, size_t n_names)
-{
-	_cleanup_free_ char *dev_slash = NULL, *mapper = NULL;
-	_cleanup_free_ const char **seq = NULL, **tmp = NULL;
-	size_t n = 0, len, first, count;
-	bool placed = false;
-
-	if (!d->path)
-		return 0;
-	if (n_names < 1 + d->n_aliases)
-		return -E2BIG;
-	len = strlen(paths->dev);
-	while (len > 1 && paths->dev[len - 1] == '/')
-		len--;
-	dev_slash = malloc(len + sizeof("/"));
-	mapper = malloc(len + sizeof("/mapper"));
-	if (!dev_slash || !mapper)
-		return -ENOMEM;
-	memcpy(dev_slash, paths->dev, len);
-	strcpy(dev_slash + len, "/");
-	memcpy(mapper, paths->dev, len);
-	strcpy(mapper + len, "/mapper");
-	seq = calloc(1 + d->n_aliases, sizeof(*seq));
-	if (!seq)
-		return -ENOMEM;
-	/* the aliases are in walk order; path goes where the walk met it */
-	if (strncmp(d->path, dev_slash, strlen(dev_slash)))
-		placed = true;
-	for (size_t i = 0; i < d->n_aliases; i++) {
-		if (!placed && !strncmp(d->aliases[i], dev_slash, strlen(dev_slash)) &&
-		    cmp_walk(d->path + strlen(dev_slash), d->aliases[i] + strlen(dev_slash)) < 0) {
-			seq[n++] = d->path;
-			placed = true;
-		}
-		seq[n++] = d->aliases[i];
-	}
-	if (n < 1 + d->n_aliases)
-		seq[n++] = d->path;
-
-	/* lvm2's list grows at both ends: tmp[first .. first + count) */
-	tmp = calloc(2 * n, sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	first = n;
-	count = 0;
-	for (size_t i = 0; i < n; i++, count++) {
-		if (count && lvm_prefers_second(dev_slash, mapper, seq[i], tmp[first]))
-			tmp[first + count] = seq[i];
-		else
-			tmp[--first] = seq[i];
-	}
-	memcpy(names, tmp + first, count * sizeof(*names));
-	return (int)count;
-}
-
-void pf_dev_release(struct pf_dev *d)
-{
-	if (!d)
-		return;
-	free(d->kname);
-	free(d->path);
-	for (size_t i = 0; i < d->n_aliases; i++)
-		free(d->aliases[i]);
-	free(d->aliases);
-	free(d->parent_kname);
-	free(d->type_name);
-	free(d->dm_uuid);
-	free(d->dm_name);
-	free(d->loop_backing_file);
-	free(d->md_uuid);
-	free(d->wwid);
-	free(d->serial);
-	for (size_t i = 0; i < d->n_holders; i++)
-		free(d->holders[i]);
-	free(d->holders);
-	memset(d, 0, sizeof(*d));
-}
-
-void pf_dev_list_release(struct pf_dev_list *l)
-{
-	if (!l)
-		return;
-	for (size_t i = 0; i < l->n; i++)
-		pf_dev_release(&l->devs[i]);
-	free(l->devs);
-	l->devs = NULL;
-	l->n = 0;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Device discovery over fake sysfs, /dev and /proc trees, and once against a real loop device. */
+/* Device discovery over fake sysfs and /proc trees, and once against a real loop device. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,72 +11,14 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "device/devices.h"
+#include "device/sysfs.h"
 #include "fakesys.h"
 #include "base/paths.h"
 #include "unit.h"
 
-#define LV_UUID "LVM-SMXdl4CC44uuuT0k1ug51vUb5x0I3wDh1QamuKI6cAKdFBtrWa23ctvmeJDX4yoc"
+FAKESYS_FIXTURE
 
-static struct fakesys fs;
-
-static void setup(void)
-{
-	fakesys_init(&fs);
-}
-
-static void teardown(void)
-{
-	fakesys_destroy(&fs);
-}
-
-/* A small machine: a SCSI disk with two partitions, loops, a dm LV, md, NVMe, zram. */
-static void build_machine(void)
-{
-	fakesys_disk(&fs, "sda", 8, 0, 2097152);
-		fakesys_attr(&fs, "sda", "device/wwid", "naa.600140512345678\n");
-	fakesys_attr(&fs, "sda", "device/serial", "SER123\n");
-	fakesys_mkdir(&fs, "sys/devices/virtual/block/sda/device/block/sda");
-	fakesys_part(&fs, "sda", "sda1", 8, 1, 4096, 1);
-	fakesys_part(&fs, "sda", "sda2", 8, 2, 8192, 2);
-	fakesys_disk(&fs, "loop0", 7, 0, 131072);
-	fakesys_attr(&fs, "loop0", "loop/backing_file", "/tmp/img/d1.img\n");
-	fakesys_disk(&fs, "loop1", 7, 1, 0);
-	fakesys_disk(&fs, "dm-0", 253, 0, 16384);
-	fakesys_attr(&fs, "dm-0", "dm/name", "vg1-lin\n");
-	fakesys_attr(&fs, "dm-0", "dm/uuid", LV_UUID "\n");
-	fakesys_holder(&fs, "loop0", "dm-0");
-	fakesys_disk(&fs, "md0", 9, 0, 65536);
-	fakesys_attr(&fs, "md0", "md/uuid", "6b8b4567:327b23c6:643c9869:66334873\n");
-	fakesys_disk(&fs, "nvme0n1", 259, 0, 4194304);
-	fakesys_attr(&fs, "nvme0n1", "wwid", "eui.0025388b71b0a1c2\n");
-	fakesys_part(&fs, "nvme0n1", "nvme0n1p1", 259, 1, 2048, 1);
-	fakesys_disk(&fs, "zram0", 252, 0, 8192);
-}
-
-static const struct pf_dev *find(const struct pf_dev_list *l, const char *kname)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (!strcmp(l->devs[i].kname, kname))
-			return &l->devs[i];
-	ck_abort_msg("no %s", kname);
-	return NULL;
-}
-
-static char *devpath(const char *rel)
-{
-	char *p;
-
-	ck_assert_int_ge(asprintf(&p, "%s/%s", fs.paths.dev, rel), 0);
-	return p;
-}
-
-#define ck_assert_path(got, rel)                                                                   \
-	do {                                                                                       \
-		char *_want = devpath(rel);                                                        \
-		ck_assert_str_eq((got), _want);                                                    \
-		free(_want);                                                                       \
-	} while (0)
+#define ck_assert_path(got, rel) ck_assert_devpath(&fs, got, rel)
 
 /*
  * Enough devices for discovery to use its threads (where there are CPUs): every one is found
@@ -96,7 +38,7 @@ START_TEST(test_enumerate_many)
 		if (i % 3)
 			fakesys_attr(&fs, name, "loop/backing_file", "/tmp/img/x.img\n");
 	}
-	ck_assert_int_eq(pf_devices_enumerate(&fs.paths, &l), 0);
+	ck_assert_int_eq(pf_sysfs_enumerate(&fs.paths, &l), 0);
 	ck_assert_uint_eq(l.n, N);
 	for (size_t i = 0; i < l.n; i++) {
 		const struct pf_dev *d = &l.devs[i];
@@ -122,13 +64,13 @@ START_TEST(test_enumerate)
 	static const char *const order[] = { "nvme0n1", "loop0", "sda",	     "md0",   "zram0",
 					     "dm-0",	"nvme0n1p1", "loop1", "sda1", "sda2" };
 
-	build_machine();
-	ck_assert_int_eq(pf_devices_enumerate(&fs.paths, &l), 0);
+	fakesys_small_machine(&fs);
+	ck_assert_int_eq(pf_sysfs_enumerate(&fs.paths, &l), 0);
 	ck_assert_uint_eq(l.n, ARRAY_SIZE(order));
 	for (size_t i = 0; i < l.n; i++)
 		ck_assert_str_eq(l.devs[i].kname, order[i]);
 
-	d = find(&l, "sda");
+	d = fakesys_find_dev(&l, "sda");
 	ck_assert_uint_eq(d->major, 8);
 	ck_assert_uint_eq(d->minor, 0);
 	ck_assert_path(d->path, "sda");
@@ -143,7 +85,7 @@ START_TEST(test_enumerate)
 	ck_assert_uint_eq(d->n_holders, 0);
 
 	/* partitions: the parent's identity */
-	d = find(&l, "sda2");
+	d = fakesys_find_dev(&l, "sda2");
 	ck_assert(d->is_partition);
 	ck_assert_str_eq(d->parent_kname, "sda");
 	ck_assert_uint_eq(d->size_bytes, 8192 * 512);
@@ -151,33 +93,33 @@ START_TEST(test_enumerate)
 	ck_assert_str_eq(d->serial, "SER123");
 	ck_assert_path(d->path, "sda2");
 
-	d = find(&l, "loop0");
+	d = fakesys_find_dev(&l, "loop0");
 	ck_assert_str_eq(d->type_name, "loop");
 	ck_assert_str_eq(d->loop_backing_file, "/tmp/img/d1.img");
 	ck_assert_uint_eq(d->n_holders, 1);
 	ck_assert_str_eq(d->holders[0], "dm-0");
 
-	d = find(&l, "loop1");
+	d = fakesys_find_dev(&l, "loop1");
 	ck_assert_ptr_null(d->loop_backing_file);
 	ck_assert_uint_eq(d->size_bytes, 0);
 
-	d = find(&l, "dm-0");
+	d = fakesys_find_dev(&l, "dm-0");
 	ck_assert_str_eq(d->type_name, "device-mapper");
 	ck_assert_str_eq(d->dm_name, "vg1-lin");
-	ck_assert_str_eq(d->dm_uuid, LV_UUID);
+	ck_assert_str_eq(d->dm_uuid, FAKESYS_LV_UUID);
 	ck_assert_path(d->path, "mapper/vg1-lin");
 
-	d = find(&l, "md0");
+	d = fakesys_find_dev(&l, "md0");
 	ck_assert_str_eq(d->type_name, "md");
 	ck_assert_str_eq(d->md_uuid, "6b8b4567:327b23c6:643c9869:66334873");
 
-	d = find(&l, "nvme0n1p1");
+	d = fakesys_find_dev(&l, "nvme0n1p1");
 	ck_assert_str_eq(d->type_name, "blkext");
 	ck_assert_str_eq(d->parent_kname, "nvme0n1");
 	ck_assert_str_eq(d->wwid, "eui.0025388b71b0a1c2");
 	ck_assert_ptr_null(d->serial);
 
-	d = find(&l, "zram0");
+	d = fakesys_find_dev(&l, "zram0");
 	ck_assert_str_eq(d->type_name, "zram");
 	pf_dev_list_release(&l);
 	ck_assert_ptr_null(l.devs);
@@ -190,7 +132,7 @@ START_TEST(test_enumerate_empty_and_missing)
 	struct pf_dev_list l = { .n = 42 };
 	char *p;
 
-	ck_assert_int_eq(pf_devices_enumerate(&fs.paths, &l), 0);
+	ck_assert_int_eq(pf_sysfs_enumerate(&fs.paths, &l), 0);
 	ck_assert_uint_eq(l.n, 0);
 	pf_dev_list_release(&l);
 
@@ -200,7 +142,7 @@ START_TEST(test_enumerate_empty_and_missing)
 	free(p);
 	l.n = 42;
 	l.devs = NULL;
-	ck_assert_int_eq(pf_devices_enumerate(&fs.paths, &l), -ENOENT);
+	ck_assert_int_eq(pf_sysfs_enumerate(&fs.paths, &l), -ENOENT);
 	ck_assert_uint_eq(l.n, 42);
 }
 END_TEST
@@ -212,7 +154,7 @@ START_TEST(test_enumerate_without_proc_devices)
 	fakesys_disk(&fs, "loop0", 7, 0, 8192);
 	fakesys_unlink(&fs, "proc/devices");
 	/* every type unknown (the filter then rejects all), but not an error */
-	ck_assert_int_eq(pf_devices_enumerate(&fs.paths, &l), 0);
+	ck_assert_int_eq(pf_sysfs_enumerate(&fs.paths, &l), 0);
 	ck_assert_uint_eq(l.n, 1);
 	ck_assert_ptr_null(l.devs[0].type_name);
 	pf_dev_list_release(&l);
@@ -232,7 +174,7 @@ START_TEST(test_enumerate_skips_broken)
 	fakesys_symlink(&fs, "sys/class/block/loop4", "../../devices/virtual/block/loop4");
 	/* not a directory */
 	fakesys_write(&fs, "sys/class/block/junk", "x");
-	ck_assert_int_eq(pf_devices_enumerate(&fs.paths, &l), 0);
+	ck_assert_int_eq(pf_sysfs_enumerate(&fs.paths, &l), 0);
 	ck_assert_uint_eq(l.n, 1);
 	ck_assert_str_eq(l.devs[0].kname, "loop0");
 	pf_dev_list_release(&l);
@@ -286,7 +228,7 @@ START_TEST(test_garbage_attributes)
 				 0);
 		fakesys_write_bytes(&fs, rel, cases[i].value, len);
 		free(rel);
-		ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "dm-1", &d), 0);
+		ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "dm-1", &d), 0);
 		ck_assert_msg(d.size_bytes == cases[i].size_bytes, "case %zu: size %llu", i,
 			      (unsigned long long)d.size_bytes);
 		if (cases[i].dm_uuid)
@@ -309,14 +251,14 @@ START_TEST(test_bad_dev_attribute)
 		fakesys_init(&fs);
 		fakesys_disk(&fs, "loop1", 7, 1, 8192);
 		fakesys_attr(&fs, "loop1", "dev", values[i]);
-		ck_assert_msg(pf_devices_lookup_devno(&fs.paths, 7, 1, &d) == -EBADMSG, "'%s'",
+		ck_assert_msg(pf_sysfs_lookup_devno(&fs.paths, 7, 1, &d) == -EBADMSG, "'%s'",
 			      values[i]);
-		ck_assert_msg(pf_devices_lookup_kname(&fs.paths, "loop1", &d) == -EBADMSG, "'%s'",
+		ck_assert_msg(pf_sysfs_lookup_kname(&fs.paths, "loop1", &d) == -EBADMSG, "'%s'",
 			      values[i]);
 	}
 	/* a dev file that names another device */
 	fakesys_attr(&fs, "loop1", "dev", "7:2\n");
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 7, 1, &d), -EBADMSG);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 7, 1, &d), -EBADMSG);
 }
 END_TEST
 
@@ -332,14 +274,14 @@ START_TEST(test_long_backing_file)
 	v[4095] = '\n';
 	v[4096] = '\0';
 	fakesys_attr(&fs, "loop0", "loop/backing_file", v);
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 7, 0, &d), 0);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 7, 0, &d), 0);
 	ck_assert_uint_eq(strlen(d.loop_backing_file), 4095);
 	pf_dev_release(&d);
 	v[4095] = 'x';
 	v[4096] = '\n';
 	v[4097] = '\0';
 	fakesys_attr(&fs, "loop0", "loop/backing_file", v);
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 7, 0, &d), 0);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 7, 0, &d), 0);
 	ck_assert_ptr_null(d.loop_backing_file);
 	pf_dev_release(&d);
 	free(v);
@@ -350,8 +292,8 @@ START_TEST(test_lookup_devno_names)
 {
 	struct pf_dev d;
 
-	build_machine();
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 7, 0, &d), 0);
+	fakesys_small_machine(&fs);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 7, 0, &d), 0);
 	ck_assert_str_eq(d.kname, "loop0");
 	ck_assert_path(d.path, "loop0");
 	ck_assert_str_eq(d.loop_backing_file, "/tmp/img/d1.img");
@@ -361,22 +303,22 @@ START_TEST(test_lookup_devno_names)
 	/* SCSI disk: the name under device/block/ */
 	fakesys_destroy(&fs);
 	fakesys_init(&fs);
-	build_machine();
+	fakesys_small_machine(&fs);
 	fakesys_mkdir(&fs, "sys/devices/virtual/block/sda/device/block/sdq");
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 8, 0, &d), 0);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 8, 0, &d), 0);
 	ck_assert_path(d.path, "sda");
 	pf_dev_release(&d);
 
 	/* SCSI partition: no device/, so /proc/partitions */
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 8, 1, &d), 0);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 8, 1, &d), 0);
 	ck_assert_path(d.path, "sda1");
 	pf_dev_release(&d);
 
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 253, 0, &d), 0);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 253, 0, &d), 0);
 	ck_assert_path(d.path, "mapper/vg1-lin");
 	pf_dev_release(&d);
 
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 259, 1, &d), 0);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 259, 1, &d), 0);
 	ck_assert_path(d.path, "nvme0n1p1");
 	ck_assert(d.is_partition);
 	pf_dev_release(&d);
@@ -388,33 +330,33 @@ START_TEST(test_lookup_devno_removed)
 	struct pf_dev d = { .major = 99 };
 	char *p;
 
-	build_machine();
+	fakesys_small_machine(&fs);
 	/* never existed */
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 7, 99, &d), -ENOENT);
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 4096, 0, &d), -ENOENT);
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 7, 1u << 20, &d), -ENOENT);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 7, 99, &d), -ENOENT);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 4096, 0, &d), -ENOENT);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 7, 1u << 20, &d), -ENOENT);
 	/* a detached loop device: in sysfs with size 0, not in /proc/partitions (lvm2: removed) */
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 7, 1, &d), -ENOENT);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 7, 1, &d), -ENOENT);
 	/* ... but found by name, as lvm2 finds it by name */
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "loop1", &d), 0);
+	ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "loop1", &d), 0);
 	ck_assert_uint_eq(d.size_bytes, 0);
 	pf_dev_release(&d);
 	/* a SCSI disk whose device/block/ is empty */
 	p = fakesys_path(&fs, "sys/devices/virtual/block/sda/device/block/sda");
 	ck_assert_int_eq(rmdir(p), 0);
 	free(p);
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 8, 0, &d), -ENOENT);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 8, 0, &d), -ENOENT);
 	/* a dm device without dm/name */
 	fakesys_unlink(&fs, "sys/devices/virtual/block/dm-0/dm/name");
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 253, 0, &d), -ENOENT);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 253, 0, &d), -ENOENT);
 	/* no /proc/partitions: no name for a loop device either */
 	fakesys_unlink(&fs, "proc/partitions");
 	d.major = 99;
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 7, 0, &d), -ENOENT);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 7, 0, &d), -ENOENT);
 	ck_assert_uint_eq(d.major, 99); /* untouched */
 	/* sysfs entry gone */
 	fakesys_unlink(&fs, "sys/dev/block/259:0");
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 259, 0, &d), -ENOENT);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 259, 0, &d), -ENOENT);
 }
 END_TEST
 
@@ -432,12 +374,12 @@ START_TEST(test_lookup_devno_proc_partitions)
 	/* the /proc/partitions name is used as it is, '/' and all */
 	fakesys_write(&fs, "proc/partitions", "major minor  #blocks  name\n\n"
 					      "   7        0      65536 cciss/c0d0\n");
-	ck_assert_int_eq(pf_devices_lookup_devno(&fs.paths, 7, 0, &d), 0);
+	ck_assert_int_eq(pf_sysfs_lookup_devno(&fs.paths, 7, 0, &d), 0);
 	ck_assert_path(d.path, "cciss/c0d0");
 	pf_dev_release(&d);
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		fakesys_write(&fs, "proc/partitions", bad[i]);
-		ck_assert_msg(pf_devices_lookup_devno(&fs.paths, 7, 0, &d) == -ENOENT, "%s", bad[i]);
+		ck_assert_msg(pf_sysfs_lookup_devno(&fs.paths, 7, 0, &d) == -ENOENT, "%s", bad[i]);
 	}
 }
 END_TEST
@@ -449,7 +391,7 @@ START_TEST(test_kname_with_bang)
 	/* sysfs spells the '/' of cciss/c0d0 as '!' */
 	fakesys_write(&fs, "proc/devices", "Block devices:\n104 cciss0\n");
 	fakesys_disk(&fs, "cciss!c0d0", 104, 0, 8192);
-	ck_assert_int_eq(pf_devices_enumerate(&fs.paths, &l), 0);
+	ck_assert_int_eq(pf_sysfs_enumerate(&fs.paths, &l), 0);
 	ck_assert_uint_eq(l.n, 1);
 	ck_assert_str_eq(l.devs[0].kname, "cciss!c0d0");
 	ck_assert_path(l.devs[0].path, "cciss/c0d0");
@@ -485,7 +427,7 @@ START_TEST(test_proc_devices_parsing)
 	fakesys_disk(&fs, "loop0", 7, 0, 8192);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		fakesys_write(&fs, "proc/devices", cases[i].text);
-		ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "loop0", &d), 0);
+		ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "loop0", &d), 0);
 		if (cases[i].want)
 			ck_assert_str_eq(d.type_name, cases[i].want);
 		else
@@ -499,14 +441,14 @@ START_TEST(test_lookup_kname)
 {
 	struct pf_dev d;
 
-	build_machine();
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "sda1", &d), 0);
+	fakesys_small_machine(&fs);
+	ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "sda1", &d), 0);
 	ck_assert_str_eq(d.parent_kname, "sda");
 	pf_dev_release(&d);
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "nope", &d), -ENOENT);
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "../block/sda", &d), -EINVAL);
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "..", &d), -EINVAL);
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "", &d), -EINVAL);
+	ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "nope", &d), -ENOENT);
+	ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "../block/sda", &d), -EINVAL);
+	ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "..", &d), -EINVAL);
+	ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "", &d), -EINVAL);
 }
 END_TEST
 
@@ -515,24 +457,24 @@ START_TEST(test_read_attr_and_holders)
 	char *v = NULL, **h = NULL;
 	size_t n = 7;
 
-	build_machine();
+	fakesys_small_machine(&fs);
 	fakesys_disk(&fs, "dm-1", 253, 1, 8192);
 	fakesys_holder(&fs, "loop0", "dm-1");
-	ck_assert_int_eq(pf_devices_read_attr(&fs.paths, "dm-0", "dm/name", 64, &v), 0);
+	ck_assert_int_eq(pf_sysfs_read_attr(&fs.paths, "dm-0", "dm/name", 64, &v), 0);
 	ck_assert_str_eq(v, "vg1-lin");
 	free(v);
-	ck_assert_int_eq(pf_devices_read_attr(&fs.paths, "dm-0", "dm/name", 3, &v), -E2BIG);
-	ck_assert_int_eq(pf_devices_read_attr(&fs.paths, "dm-0", "dm/nope", 64, &v), -ENOENT);
-	ck_assert_int_eq(pf_devices_read_attr(&fs.paths, "nope", "dev", 64, &v), -ENOENT);
-	ck_assert_int_eq(pf_devices_read_attr(&fs.paths, "a/b", "dev", 64, &v), -EINVAL);
-	ck_assert_int_eq(pf_devices_list_holders(&fs.paths, "loop0", &h, &n), 0);
+	ck_assert_int_eq(pf_sysfs_read_attr(&fs.paths, "dm-0", "dm/name", 3, &v), -E2BIG);
+	ck_assert_int_eq(pf_sysfs_read_attr(&fs.paths, "dm-0", "dm/nope", 64, &v), -ENOENT);
+	ck_assert_int_eq(pf_sysfs_read_attr(&fs.paths, "nope", "dev", 64, &v), -ENOENT);
+	ck_assert_int_eq(pf_sysfs_read_attr(&fs.paths, "a/b", "dev", 64, &v), -EINVAL);
+	ck_assert_int_eq(pf_sysfs_list_holders(&fs.paths, "loop0", &h, &n), 0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_str_eq(h[0], "dm-0");
 	ck_assert_str_eq(h[1], "dm-1");
 	free(h[0]);
 	free(h[1]);
 	free(h);
-	ck_assert_int_eq(pf_devices_list_holders(&fs.paths, "nope", &h, &n), 0);
+	ck_assert_int_eq(pf_sysfs_list_holders(&fs.paths, "nope", &h, &n), 0);
 	ck_assert_uint_eq(n, 0);
 	ck_assert_ptr_null(h);
 }
@@ -544,19 +486,19 @@ START_TEST(test_holders_cap)
 	char *rel;
 
 	fakesys_disk(&fs, "sdb", 8, 16, 8192);
-	for (unsigned i = 0; i <= PF_DEVICES_HOLDERS_MAX; i++) {
+	for (unsigned i = 0; i <= PF_SYSFS_HOLDERS_MAX; i++) {
 		ck_assert_int_ge(asprintf(&rel, "sys/devices/virtual/block/sdb/holders/dm-%u", i), 0);
 		fakesys_write(&fs, rel, "");
 		free(rel);
 	}
 	/* one too many: the set is unknown, so none is reported */
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "sdb", &d), 0);
+	ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "sdb", &d), 0);
 	ck_assert_uint_eq(d.n_holders, 0);
 	ck_assert_ptr_null(d.holders);
 	pf_dev_release(&d);
 	fakesys_unlink(&fs, "sys/devices/virtual/block/sdb/holders/dm-0");
-	ck_assert_int_eq(pf_devices_lookup_kname(&fs.paths, "sdb", &d), 0);
-	ck_assert_uint_eq(d.n_holders, PF_DEVICES_HOLDERS_MAX);
+	ck_assert_int_eq(pf_sysfs_lookup_kname(&fs.paths, "sdb", &d), 0);
+	ck_assert_uint_eq(d.n_holders, PF_SYSFS_HOLDERS_MAX);
 	ck_assert_str_eq(d.holders[0], "dm-1");
 	pf_dev_release(&d);
 }
@@ -567,7 +509,7 @@ START_TEST(test_lookup_path)
 	struct pf_dev d;
 	char *p;
 
-	build_machine();
+	fakesys_small_machine(&fs);
 	if (!fakesys_node(&fs, "loop0", 7, 0))
 		return; /* no CAP_MKNOD: nothing to stat */
 	ck_assert(fakesys_node(&fs, "loop1", 7, 1));
@@ -577,215 +519,46 @@ START_TEST(test_lookup_path)
 	fakesys_symlink(&fs, "dev/b", "a");
 	fakesys_write(&fs, "dev/file", "x");
 
-	p = devpath("loop0");
-	ck_assert_int_eq(pf_devices_lookup_path(&fs.paths, p, &d), 0);
+	p = fakesys_devpath(&fs, "loop0");
+	ck_assert_int_eq(pf_sysfs_lookup_path(&fs.paths, p, &d), 0);
 	ck_assert_str_eq(d.path, p);
 	ck_assert_str_eq(d.kname, "loop0");
 	pf_dev_release(&d);
 	free(p);
 
 	/* a symlink keeps its own name, as lvm2 keeps the argument's */
-	p = devpath("disk/by-id/loop-x");
-	ck_assert_int_eq(pf_devices_lookup_path(&fs.paths, p, &d), 0);
+	p = fakesys_devpath(&fs, "disk/by-id/loop-x");
+	ck_assert_int_eq(pf_sysfs_lookup_path(&fs.paths, p, &d), 0);
 	ck_assert_str_eq(d.path, p);
 	ck_assert_uint_eq(d.minor, 0);
 	pf_dev_release(&d);
 	free(p);
 
 	/* by name a detached loop is there (lvm2 then calls it too small) */
-	p = devpath("loop1");
-	ck_assert_int_eq(pf_devices_lookup_path(&fs.paths, p, &d), 0);
+	p = fakesys_devpath(&fs, "loop1");
+	ck_assert_int_eq(pf_sysfs_lookup_path(&fs.paths, p, &d), 0);
 	ck_assert_uint_eq(d.size_bytes, 0);
 	pf_dev_release(&d);
 	free(p);
 
-	p = devpath("zz9"); /* a node with no device behind it */
-	ck_assert_int_eq(pf_devices_lookup_path(&fs.paths, p, &d), -ENOENT);
+	p = fakesys_devpath(&fs, "zz9"); /* a node with no device behind it */
+	ck_assert_int_eq(pf_sysfs_lookup_path(&fs.paths, p, &d), -ENOENT);
 	free(p);
-	p = devpath("file");
-	ck_assert_int_eq(pf_devices_lookup_path(&fs.paths, p, &d), -ENOTBLK);
+	p = fakesys_devpath(&fs, "file");
+	ck_assert_int_eq(pf_sysfs_lookup_path(&fs.paths, p, &d), -ENOTBLK);
 	free(p);
-	p = devpath("disk");
-	ck_assert_int_eq(pf_devices_lookup_path(&fs.paths, p, &d), -ENOTBLK);
+	p = fakesys_devpath(&fs, "disk");
+	ck_assert_int_eq(pf_sysfs_lookup_path(&fs.paths, p, &d), -ENOTBLK);
 	free(p);
-	p = devpath("missing");
-	ck_assert_int_eq(pf_devices_lookup_path(&fs.paths, p, &d), -ENOENT);
+	p = fakesys_devpath(&fs, "missing");
+	ck_assert_int_eq(pf_sysfs_lookup_path(&fs.paths, p, &d), -ENOENT);
 	free(p);
-	p = devpath("file/below");
-	ck_assert_int_eq(pf_devices_lookup_path(&fs.paths, p, &d), -ENOENT);
+	p = fakesys_devpath(&fs, "file/below");
+	ck_assert_int_eq(pf_sysfs_lookup_path(&fs.paths, p, &d), -ENOENT);
 	free(p);
-	p = devpath("a");
-	ck_assert_int_eq(pf_devices_lookup_path(&fs.paths, p, &d), -ELOOP);
+	p = fakesys_devpath(&fs, "a");
+	ck_assert_int_eq(pf_sysfs_lookup_path(&fs.paths, p, &d), -ELOOP);
 	free(p);
-}
-END_TEST
-
-/* lvm2's first name for the device. */
-static const char *lvm_name(const struct pf_dev *d)
-{
-	const char *names[16];
-	int n = pf_devices_lvm_names(&fs.paths, d, names, ARRAY_SIZE(names));
-
-	ck_assert_int_gt(n, 0);
-	return names[0];
-}
-
-static void assert_aliases(const struct pf_dev *d, const char *const *want, size_t n)
-{
-	ck_assert_msg(d->n_aliases == n, "%s: %zu aliases", d->kname, d->n_aliases);
-	for (size_t i = 0; i < n; i++)
-		ck_assert_path(d->aliases[i], want[i]);
-}
-
-START_TEST(test_load_aliases)
-{
-	static const char *const loop0[] = { "block/7:0", "disk/by-id/lvm-pv-uuid-x", "zloop" };
-	static const char *const dm0[] = { "dm-0", "vg1/lin" };
-	static const char *const sr0[] = { "cdrom" };
-	struct pf_dev_list l = { 0 };
-	const struct pf_dev *d;
-
-	build_machine();
-	fakesys_disk(&fs, "sr0", 11, 0, 8192);
-	fakesys_write(&fs, "proc/devices", "Block devices:\n  7 loop\n 11 sr\n253 device-mapper\n");
-	if (!fakesys_node(&fs, "loop0", 7, 0))
-		return;
-	ck_assert(fakesys_node(&fs, "dm-0", 253, 0));
-	ck_assert(fakesys_node(&fs, "mapper/vg1-lin", 253, 0));
-	ck_assert(fakesys_node(&fs, "sr0", 11, 0));
-	ck_assert(fakesys_node(&fs, "zloop", 7, 0));
-	/* a node for a device that is not in the list */
-	ck_assert(fakesys_node(&fs, "loop7", 7, 7));
-	fakesys_symlink(&fs, "dev/block/7:0", "../loop0");
-	fakesys_symlink(&fs, "dev/disk/by-id/lvm-pv-uuid-x", "../../loop0");
-	fakesys_symlink(&fs, "dev/vg1/lin", "../dm-0");
-	fakesys_symlink(&fs, "dev/cdrom", "sr0");
-	fakesys_symlink(&fs, "dev/.hidden", "loop0");
-	fakesys_symlink(&fs, "dev/.udev/loop0", "../loop0");
-	/* symlink loops, a dangling link, a link to a directory: none is followed */
-	fakesys_symlink(&fs, "dev/x", "y");
-	fakesys_symlink(&fs, "dev/y", "x");
-	fakesys_symlink(&fs, "dev/dangling", "nothing");
-	fakesys_symlink(&fs, "dev/dirlink", "disk");
-	fakesys_symlink(&fs, "dev/selfdir", ".");
-	fakesys_write(&fs, "dev/regular", "");
-	/* deeper than the walk goes */
-	fakesys_symlink(&fs, "dev/1/2/3/4/5/6/7/8/9/loop0", "../../../../../../../../../loop0");
-	fakesys_symlink(&fs, "dev/1/2/3/4/5/6/7/8/loop0", "../../../../../../../../loop0");
-
-	ck_assert_int_eq(pf_devices_enumerate(&fs.paths, &l), 0);
-	ck_assert_int_eq(pf_devices_load_aliases(&fs.paths, &l), 0);
-	d = find(&l, "loop0");
-	{
-		static const char *const deep[] = { "1/2/3/4/5/6/7/8/loop0", "block/7:0",
-						    "disk/by-id/lvm-pv-uuid-x", "zloop" };
-
-		assert_aliases(d, deep, ARRAY_SIZE(deep));
-	}
-	ck_assert_path(lvm_name(d), "loop0");
-	{
-		/* lvm2's whole list: a preferred name goes first, any other name last */
-		static const char *const want[] = { "loop0", "1/2/3/4/5/6/7/8/loop0", "block/7:0",
-						    "disk/by-id/lvm-pv-uuid-x", "zloop" };
-		const char *names[ARRAY_SIZE(want)];
-
-		ck_assert_int_eq(pf_devices_lvm_names(&fs.paths, d, names, ARRAY_SIZE(names) - 1),
-				 -E2BIG);
-		ck_assert_int_eq(pf_devices_lvm_names(&fs.paths, d, names, ARRAY_SIZE(names)),
-				 (int)ARRAY_SIZE(want));
-		for (size_t i = 0; i < ARRAY_SIZE(want); i++)
-			ck_assert_path(names[i], want[i]);
-	}
-	d = find(&l, "dm-0");
-	assert_aliases(d, dm0, ARRAY_SIZE(dm0));
-	/* lvm2 prefers any other name over /dev/mapper/, and that over /dev/dm-N */
-	ck_assert_path(lvm_name(d), "vg1/lin");
-	d = find(&l, "sr0");
-	assert_aliases(d, sr0, ARRAY_SIZE(sr0));
-	/* same depth: a symlink beats the plain node */
-	ck_assert_path(lvm_name(d), "cdrom");
-	d = find(&l, "sda");
-	assert_aliases(d, NULL, 0);
-	ck_assert_path(lvm_name(d), "sda");
-
-	/* a second load replaces the first */
-	fakesys_unlink(&fs, "dev/1/2/3/4/5/6/7/8/loop0");
-	ck_assert_int_eq(pf_devices_load_aliases(&fs.paths, &l), 0);
-	assert_aliases(find(&l, "loop0"), loop0, ARRAY_SIZE(loop0));
-	pf_dev_list_release(&l);
-}
-END_TEST
-
-START_TEST(test_load_aliases_failure_untouched)
-{
-	struct pf_dev_list l = { 0 };
-	char *p;
-
-	build_machine();
-	ck_assert_int_eq(pf_devices_enumerate(&fs.paths, &l), 0);
-	p = fakesys_path(&fs, "dev");
-	ck_assert_int_eq(rmdir(p), 0);
-	free(p);
-	ck_assert_int_eq(pf_devices_load_aliases(&fs.paths, &l), -ENOENT);
-	for (size_t i = 0; i < l.n; i++)
-		ck_assert_ptr_null(l.devs[i].aliases);
-	fakesys_write(&fs, "dev", "");
-	ck_assert_int_eq(pf_devices_load_aliases(&fs.paths, &l), -ENOTDIR);
-	pf_dev_list_release(&l);
-
-	/* an empty list is fine */
-	fakesys_unlink(&fs, "dev");
-	fakesys_mkdir(&fs, "dev");
-	ck_assert_int_eq(pf_devices_load_aliases(&fs.paths, &l), 0);
-}
-END_TEST
-
-START_TEST(test_lvm_name_rules)
-{
-	static const struct {
-		const char *path;
-		const char *alias;
-		const char *want;
-	} cases[] = {
-		{ "mapper/mpatha", "dm-3", "mapper/mpatha" },
-		{ "mapper/mpatha", "disk/by-id/dm-name-mpatha", "mapper/mpatha" },
-		{ "dm-3", "block/253:3", "dm-3" },
-		{ "md0", "md/home", "md0" },	     /* fewer slashes */
-		{ "sdb", "sda", "sda" },	     /* byte order, both plain */
-		{ "mapper/vg-lv", "vg/lv", "vg/lv" }, /* "anything else" over mapper */
-	};
-	struct pf_dev d = { 0 };
-	const char *two[2];
-	char *path, *alias;
-
-	/* the symlink rule lstat()s the names: plain files will do for plain nodes */
-	fakesys_write(&fs, "dev/sda", "");
-	fakesys_write(&fs, "dev/sdb", "");
-	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		path = devpath(cases[i].path);
-		alias = devpath(cases[i].alias);
-		d.path = path;
-		d.aliases = &alias;
-		d.n_aliases = 1;
-		ck_assert_path(lvm_name(&d), cases[i].want);
-		free(path);
-		free(alias);
-	}
-	/* a name given from outside the tree is met last, and fewer slashes win */
-	alias = devpath("sub/loop9");
-	d.path = (char *)"/elsewhere";
-	d.aliases = &alias;
-	d.n_aliases = 1;
-	ck_assert_int_eq(pf_devices_lvm_names(&fs.paths, &d, two, 2), 2);
-	ck_assert_str_eq(two[0], "/elsewhere");
-	ck_assert_str_eq(two[1], alias);
-	d.path = (char *)"/else/where/deep/deeper/still/x";
-	ck_assert_int_eq(pf_devices_lvm_names(&fs.paths, &d, two, 2), 2);
-	ck_assert_str_eq(two[0], alias);
-	free(alias);
-	d.path = NULL;
-	d.n_aliases = 0;
-	ck_assert_int_eq(pf_devices_lvm_names(&fs.paths, &d, two, 1), 0);
 }
 END_TEST
 
@@ -847,13 +620,13 @@ START_TEST(test_real_loop)
 		mi = minor(st.st_rdev);
 	}
 	ck_assert_int_eq(pf_paths_from_env(&paths), 0);
-	r_enum = pf_devices_enumerate(&paths, &l);
+	r_enum = pf_sysfs_enumerate(&paths, &l);
 	for (size_t i = 0; r_enum == 0 && i < l.n; i++)
 		if (!strcmp(l.devs[i].kname, kname))
 			found = &l.devs[i];
 	if (ma) {
-		r_no = pf_devices_lookup_devno(&paths, ma, mi, &byno);
-		r_path = pf_devices_lookup_path(&paths, loop, &bypath);
+		r_no = pf_sysfs_lookup_devno(&paths, ma, mi, &byno);
+		r_path = pf_sysfs_lookup_path(&paths, loop, &bypath);
 	}
 
 	ck_assert_int_ge(asprintf(&cmd, "losetup -d %s", loop), 0);
@@ -888,7 +661,7 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-	Suite *s = suite_create("devices");
+	Suite *s = suite_create("sysfs");
 	TCase *tc = tcase_create("fake");
 	TCase *real = tcase_create("real");
 
@@ -910,9 +683,6 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_read_attr_and_holders);
 	tcase_add_test(tc, test_holders_cap);
 	tcase_add_test(tc, test_lookup_path);
-	tcase_add_test(tc, test_load_aliases);
-	tcase_add_test(tc, test_load_aliases_failure_untouched);
-	tcase_add_test(tc, test_lvm_name_rules);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(real, 30);
 	tcase_add_test(real, test_real_loop);

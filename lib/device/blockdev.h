@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One block device as the scan sees it: the facts sysfs and /dev give about
- * it (filled by devices.c), shared by the filters, the devices file and the
- * scan. Plain data; no I/O here.
+ * it (filled by sysfs.c and devnames.c), shared by the filters, the devices
+ * file and the scan. Plain data; no I/O here.
  */
-#ifndef PF_DEV_H
-#define PF_DEV_H
+#ifndef PF_BLOCKDEV_H
+#define PF_BLOCKDEV_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "base/macro.h"
 
 struct pf_dev {
 	unsigned major, minor;
@@ -40,4 +42,16 @@ struct pf_dev_list {
 void pf_dev_release(struct pf_dev *d);
 void pf_dev_list_release(struct pf_dev_list *l);
 
-#endif /* PF_DEV_H */
+/* qsort() comparator for struct pf_dev: by major, then minor. */
+int pf_dev_cmp_devno(const void *a, const void *b) _nonnull_(1, 2) _pure_;
+
+/* The block major's name in /proc/devices is name ("sd", "loop", "device-mapper"). */
+bool pf_dev_is_type(const struct pf_dev *d, const char *name) _nonnull_(1, 2) _pure_;
+
+/*
+ * An NVMe namespace or one of its partitions: lvm2 tells by the /dev/nvme*
+ * name; the kernel name says the same.
+ */
+bool pf_dev_is_nvme(const struct pf_dev *d) _nonnull_(1) _pure_;
+
+#endif /* PF_BLOCKDEV_H */
