@@ -3,6 +3,7 @@
 #ifndef PF_MACRO_H
 #define PF_MACRO_H
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -13,6 +14,10 @@
 #define _pure_ __attribute__((pure))
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* The struct of type whose member is at ptr: an implementation found from its interface. */
+#define container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+/* Largest errno: a negative value returned with byte counts is an error only down to -ERRNO_MAX. */
+#define ERRNO_MAX 4095
 
 static inline void pf_freep(void *p)
 {

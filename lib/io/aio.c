@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The async scan: a sliding window of reads feeding one probe per device, and its libaio engine. */
+/* The async scan: a sliding window of reads through a backend, feeding one probe per device. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libaio.h>
-#include <limits.h>
 #include <linux/fs.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -16,276 +13,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/aio.h"
-#include "io/ioengine.h"
-#include "format/mda.h"
+#include "base/clock.h"
 #include "format/probe.h"
+#include "io/aio.h"
+#include "io/backend.h"
+#include "io/extents.h"
+#include "io/libaio.h"
 
-/* The probe asks for at most 7 ranges (label, 2 x header + 2 text parts); room to spare. */
-#define PF_AIO_EXTENTS_MAX 8U
 /* Buffers are page aligned: enough for any O_DIRECT memory alignment up to the block size. */
 #define PF_AIO_MEM_ALIGN 4096U
-/* Longest single read: metadata text, widened to blocks, or the first read. */
-#define PF_AIO_READ_MAX ((uint64_t)PF_MDA_TEXT_MAX + PF_AIO_FIRST_READ_MAX + 2U * PF_AIO_LBS_MAX)
 /* io_submit() says EAGAIN with nothing in flight to harvest: retry this often, 1 ms apart. */
 #define PF_AIO_EAGAIN_RETRIES 1000U
-#define PF_AIO_NUMBER_MAX 32U /* bytes of a /proc number */
-#define NSEC_PER_SEC 1000000000ULL
-#define NSEC_PER_MSEC 1000000ULL
-
-#define container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
-
-/* ---- the libaio engine ---- */
-
-struct aio_slot {
-	struct iocb cb;
-	struct pf_io_req *req; /* NULL when the slot is free or abandoned */
-	uint8_t *orphan;       /* abandoned: the buffer the kernel may still fill */
-};
-
-struct aio_engine {
-	struct pf_io_engine e;
-	io_context_t ctx;
-	struct aio_slot *slots;
-	unsigned *free_slots; /* stack of free slot indexes */
-	unsigned n_free;
-	unsigned n_orphans;
-	struct iocb **cbs;    /* io_submit() argument, depth entries */
-	struct io_event *evs; /* io_getevents() result, depth entries */
-};
-
-static struct aio_engine *to_aio(struct pf_io_engine *e)
-{
-	return container_of(e, struct aio_engine, e);
-}
-
-static void slot_put(struct aio_engine *a, struct aio_slot *slot)
-{
-	slot->req = NULL;
-	slot->orphan = NULL;
-	a->free_slots[a->n_free++] = (unsigned)(slot - a->slots);
-}
-
-static int aio_submit(struct pf_io_engine *e, struct pf_io_req *const *reqs, unsigned n)
-{
-	struct aio_engine *a = to_aio(e);
-	unsigned i;
-	int r;
-
-	if (n > a->n_free)
-		n = a->n_free;
-	if (n == 0)
-		return -EAGAIN;
-	for (i = 0; i < n; i++) {
-		struct aio_slot *slot = &a->slots[a->free_slots[--a->n_free]];
-
-		io_prep_pread(&slot->cb, reqs[i]->fd, reqs[i]->buf, reqs[i]->len,
-			      (long long)reqs[i]->off);
-		slot->cb.data = slot;
-		slot->req = reqs[i];
-		reqs[i]->slot = (unsigned)(slot - a->slots);
-		a->cbs[i] = &slot->cb;
-	}
-	r = io_submit(a->ctx, (long)n, a->cbs);
-	/* What the kernel did not take goes back, last taken first, so the stack is as before. */
-	for (i = n; i > (r > 0 ? (unsigned)r : 0U); i--)
-		slot_put(a, &a->slots[reqs[i - 1]->slot]);
-	if (r == 0)
-		return -EAGAIN;
-	return r;
-}
-
-static int aio_wait(struct pf_io_engine *e, unsigned min_nr, unsigned max,
-		    const struct timespec *timeout, struct pf_io_event *ret)
-{
-	struct aio_engine *a = to_aio(e);
-	struct timespec ts, *tsp = NULL;
-	int r, n = 0;
-
-	if (max > e->depth)
-		max = e->depth;
-	if (timeout) {
-		ts = *timeout;
-		tsp = &ts;
-	}
-	r = io_getevents(a->ctx, (long)min_nr, (long)max, a->evs, tsp);
-	if (r < 0)
-		return r;
-	for (int i = 0; i < r; i++) {
-		struct aio_slot *slot = a->evs[i].data;
-		ptrdiff_t idx = slot - a->slots;
-
-		if (idx < 0 || idx >= (ptrdiff_t)e->depth)
-			continue; /* not ours: cannot happen with a private context */
-		if (slot->orphan) {
-			free(slot->orphan);
-			a->n_orphans--;
-			e->stuck--;
-		} else {
-			ret[n].req = slot->req;
-			/* res is the kernel's long, carried in an unsigned field. */
-			ret[n].res = (int64_t)(long)a->evs[i].res;
-			n++;
-		}
-		slot_put(a, slot);
-	}
-	return n;
-}
-
-static void aio_abandon(struct pf_io_engine *e, struct pf_io_req *req)
-{
-	struct aio_engine *a = to_aio(e);
-	struct aio_slot *slot = &a->slots[req->slot];
-	struct io_event ev;
-
-	/*
-	 * Block and file reads cannot be cancelled on current kernels (-EINVAL),
-	 * but old ones, or a driver with a cancel hook, may finish it here.
-	 */
-	if (io_cancel(a->ctx, &slot->cb, &ev) == 0) {
-		free(req->buf);
-		slot_put(a, slot);
-		return;
-	}
-	slot->orphan = req->buf;
-	slot->req = NULL;
-	a->n_orphans++;
-	e->stuck++;
-}
-
-static void aio_destroy(struct pf_io_engine *e)
-{
-	struct aio_engine *a = to_aio(e);
-
-	if (a->n_orphans) {
-		struct timespec zero = { 0, 0 };
-		int r = io_getevents(a->ctx, 0, (long)e->depth, a->evs, &zero);
-
-		for (int i = 0; i < r; i++) {
-			struct aio_slot *slot = a->evs[i].data;
-
-			if (slot->orphan) {
-				free(slot->orphan);
-				a->n_orphans--;
-			}
-		}
-	}
-	/*
-	 * io_destroy() waits for every read in flight: with a read stuck, leave
-	 * the context (the kernel waits for it at exit) and its buffers, which
-	 * the kernel may still write; the iocbs themselves were copied at submit.
-	 */
-	if (a->n_orphans == 0)
-		(void)io_destroy(a->ctx);
-	free(a->slots);
-	free(a->free_slots);
-	free(a->cbs);
-	free(a->evs);
-	free(a);
-}
-
-static const struct pf_io_engine_ops aio_ops = {
-	.submit = aio_submit,
-	.wait = aio_wait,
-	.abandon = aio_abandon,
-	.destroy = aio_destroy,
-};
-
-/* A small number from a /proc file; -errno when it cannot be read. */
-static int read_proc_number(const char *proc_dir, const char *name, uint64_t *ret)
-{
-	_cleanup_close_ int fd = -1;
-	char path[PATH_MAX], buf[PF_AIO_NUMBER_MAX];
-	unsigned long long v;
-	ssize_t len;
-	char *end;
-	int n;
-
-	n = snprintf(path, sizeof(path), "%s/%s", proc_dir, name);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, buf, sizeof(buf) - 1);
-	if (len < 0)
-		return -errno;
-	buf[len] = '\0';
-	errno = 0;
-	v = strtoull(buf, &end, 10);
-	if (errno || end == buf)
-		return -EBADMSG;
-	*ret = v;
-	return 0;
-}
-
-/* How many more aio events the system allows (fs/aio-max-nr minus fs/aio-nr), or UINT_MAX. */
-static unsigned aio_room(const char *proc_dir)
-{
-	uint64_t max, used;
-
-	if (read_proc_number(proc_dir, "sys/fs/aio-max-nr", &max) < 0 ||
-	    read_proc_number(proc_dir, "sys/fs/aio-nr", &used) < 0)
-		return UINT32_MAX;
-	if (used >= max)
-		return 0;
-	return max - used > UINT32_MAX ? UINT32_MAX : (unsigned)(max - used);
-}
-
-int pf_aio_engine_new(unsigned depth, const char *proc_dir, struct pf_io_engine **ret)
-{
-	struct aio_engine *a = NULL;
-	io_context_t ctx = 0;
-	unsigned room;
-	int r;
-
-	if (depth == 0)
-		depth = 1;
-	if (depth > PF_AIO_DEPTH_LIMIT)
-		depth = PF_AIO_DEPTH_LIMIT;
-	room = aio_room(proc_dir ? proc_dir : "/proc");
-	if (room < depth)
-		depth = room ? room : 1;
-	/* Others share the system-wide limit and may take room meanwhile: back off. */
-	for (;;) {
-		ctx = 0;
-		r = io_setup((int)depth, &ctx);
-		if (r == 0)
-			break;
-		if (r == -EINTR)
-			continue;
-		if (r != -EAGAIN || depth == 1)
-			return r;
-		depth /= 2;
-	}
-	a = calloc(1, sizeof(*a));
-	if (!a)
-		goto out_nomem;
-	a->slots = calloc(depth, sizeof(*a->slots));
-	a->free_slots = calloc(depth, sizeof(*a->free_slots));
-	a->cbs = calloc(depth, sizeof(*a->cbs));
-	a->evs = calloc(depth, sizeof(*a->evs));
-	if (!a->slots || !a->free_slots || !a->cbs || !a->evs)
-		goto out_nomem;
-	a->e.ops = &aio_ops;
-	a->e.depth = depth;
-	a->ctx = ctx;
-	for (unsigned i = depth; i > 0; i--)
-		a->free_slots[a->n_free++] = i - 1;
-	*ret = &a->e;
-	return 0;
-
-out_nomem:
-	if (a) {
-		free(a->slots);
-		free(a->free_slots);
-		free(a->cbs);
-		free(a->evs);
-		free(a);
-	}
-	(void)io_destroy(ctx);
-	return -ENOMEM;
-}
 
 /* ---- opening devices ---- */
 
@@ -405,14 +143,6 @@ unsigned pf_aio_depth(size_t n_targets)
 
 /* ---- the scan ---- */
 
-/* Bytes of a device already read: [off, off + len) in buf, which holds alloc bytes. */
-struct extent {
-	uint64_t off;
-	size_t len;
-	size_t alloc;
-	uint8_t *buf;
-};
-
 enum dev_phase {
 	DEV_NEW,
 	DEV_READY,     /* a read is planned, waiting for a slot */
@@ -431,8 +161,7 @@ struct dev {
 	uint64_t deadline_ns;
 	struct pf_io_req req;
 	struct dev *prev, *next; /* in the ready queue or the in-flight list */
-	unsigned n_ext;
-	struct extent ext[PF_AIO_EXTENTS_MAX];
+	struct pf_extents ext; /* what was read, in pool or aligned buffers the scan owns */
 };
 
 struct dev_list {
@@ -440,7 +169,7 @@ struct dev_list {
 };
 
 struct scan {
-	struct pf_io_engine *e;
+	struct pf_io_backend *b;
 	struct dev *devs;
 	size_t n, next_new, n_done;
 	struct dev_list ready;	   /* started devices with a read planned, FIFO */
@@ -461,14 +190,6 @@ struct scan {
 	unsigned timeout_ms;
 	struct pf_aio_stats stats;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t align_down(uint64_t x, unsigned a)
 {
@@ -562,9 +283,9 @@ static void buf_put(struct scan *s, uint8_t *buf, size_t size)
 
 static void release_extents(struct scan *s, struct dev *d)
 {
-	for (unsigned i = 0; i < d->n_ext; i++)
-		buf_put(s, d->ext[i].buf, d->ext[i].alloc);
-	d->n_ext = 0;
+	for (unsigned i = 0; i < d->ext.n; i++)
+		buf_put(s, d->ext.x[i].buf, d->ext.x[i].alloc);
+	d->ext.n = 0;
 }
 
 static void finish(struct scan *s, struct dev *d)
@@ -574,80 +295,19 @@ static void finish(struct scan *s, struct dev *d)
 	s->n_done++;
 }
 
-/* First byte at or after off that no extent holds, or end. */
-static uint64_t covered_until(const struct dev *d, uint64_t off, uint64_t end)
-{
-	bool moved = true;
-
-	while (off < end && moved) {
-		moved = false;
-		for (unsigned i = 0; i < d->n_ext; i++) {
-			const struct extent *x = &d->ext[i];
-
-			if (x->off <= off && off < x->off + x->len) {
-				off = x->off + x->len;
-				moved = true;
-			}
-		}
-	}
-	return off < end ? off : end;
-}
-
-/* Start of the first extent beyond off, or UINT64_MAX. */
-static uint64_t next_extent(const struct dev *d, uint64_t off)
-{
-	uint64_t next = UINT64_MAX;
-
-	for (unsigned i = 0; i < d->n_ext; i++)
-		if (d->ext[i].off > off && d->ext[i].off < next)
-			next = d->ext[i].off;
-	return next;
-}
-
 /* Hand the probe [off, off + len), all of it already read: in place when one extent holds it. */
 static void feed(struct dev *d, uint64_t off, uint64_t len)
 {
-	struct pf_probe *p = d->t->probe;
-	uint64_t pos = off, end = off + len;
-	uint8_t empty = 0, *tmp;
+	_cleanup_free_ uint8_t *tmp = NULL;
+	const uint8_t *p;
+	size_t n;
+	int r;
 
-	if (len == 0) {
-		pf_probe_feed(p, &empty, 0);
-		return;
-	}
-	for (unsigned i = 0; i < d->n_ext; i++) {
-		const struct extent *x = &d->ext[i];
-
-		if (x->off <= off && end <= x->off + x->len) {
-			pf_probe_feed(p, x->buf + (off - x->off), (size_t)len);
-			return;
-		}
-	}
-	/* Spread over several reads (text running past the first read): join the pieces. */
-	if (len > PF_AIO_READ_MAX) {
-		pf_probe_fail(p, -E2BIG);
-		return;
-	}
-	tmp = malloc((size_t)len);
-	if (!tmp) {
-		pf_probe_fail(p, -ENOMEM);
-		return;
-	}
-	while (pos < end) {
-		const struct extent *x = NULL;
-		uint64_t stop;
-
-		for (unsigned i = 0; i < d->n_ext && !x; i++)
-			if (d->ext[i].off <= pos && pos < d->ext[i].off + d->ext[i].len)
-				x = &d->ext[i];
-		if (!x)
-			break; /* cannot happen: the caller checked coverage */
-		stop = x->off + x->len < end ? x->off + x->len : end;
-		memcpy(tmp + (pos - off), x->buf + (pos - x->off), (size_t)(stop - pos));
-		pos = stop;
-	}
-	pf_probe_feed(p, tmp, (size_t)(pos - off));
-	free(tmp);
+	r = pf_extents_view(&d->ext, off, len, PF_AIO_READ_MAX, &p, &tmp, &n);
+	if (r < 0)
+		pf_probe_fail(d->t->probe, r);
+	else
+		pf_probe_feed(d->t->probe, p, n);
 }
 
 /*
@@ -669,7 +329,7 @@ static int plan_read(struct scan *s, struct dev *d, uint64_t g0, uint64_t g1, bo
 {
 	const struct pf_aio_target *t = d->t;
 	uint64_t x0 = align_down(g0, t->lbs), x1 = align_up(g1, t->lbs), valid_end, whole;
-	uint64_t next = next_extent(d, g0);
+	uint64_t next = pf_extents_next(&d->ext, g0);
 
 	if (widen) {
 		uint64_t want = x0 + s->first_read < t->size_bytes ? x0 + s->first_read
@@ -716,14 +376,14 @@ static bool advance(struct scan *s, struct dev *d)
 		if (off > size)
 			off = size;
 		end = len > size - off ? size : off + len;
-		got = covered_until(d, off, end);
+		got = pf_extents_covered_until(&d->ext, off, end);
 		if (got == end || d->short_read) {
 			/* A short feed: the probe records the step as unreadable. */
 			d->short_read = false;
 			feed(d, off, got - off);
 			continue;
 		}
-		next = next_extent(d, got);
+		next = pf_extents_next(&d->ext, got);
 		widen = !d->started || p->step == PF_PROBE_MDA_HEADER;
 		if (plan_read(s, d, got, next < end ? next : end, widen) < 0) {
 			pf_probe_fail(p, -E2BIG);
@@ -740,9 +400,10 @@ static void add_extent(struct scan *s, struct dev *d, uint64_t off, size_t len, 
 		       uint8_t *buf)
 {
 	/* More pieces than the probe ever asks for: start over rather than grow. */
-	if (d->n_ext == PF_AIO_EXTENTS_MAX)
+	if (d->ext.n == PF_EXTENTS_MAX)
 		release_extents(s, d);
-	d->ext[d->n_ext++] = (struct extent){ .off = off, .len = len, .alloc = alloc, .buf = buf };
+	d->ext.x[d->ext.n++] =
+		(struct pf_extent){ .off = off, .len = len, .buf = buf, .alloc = alloc };
 }
 
 /* A read ended: keep what it brought, or tell the probe its step failed. */
@@ -757,7 +418,7 @@ static void complete(struct scan *s, struct dev *d, int64_t res)
 	s->stats.n_reads++;
 	if (res < 0) {
 		buf_put(s, buf, d->alloc);
-		pf_probe_fail(t->probe, res < -4095 ? -EIO : (int)res);
+		pf_probe_fail(t->probe, res < -ERRNO_MAX ? -EIO : (int)res);
 		return;
 	}
 	got = (uint64_t)res < d->valid ? (size_t)res : d->valid;
@@ -771,7 +432,7 @@ static void complete(struct scan *s, struct dev *d, int64_t res)
 		add_extent(s, d, d->req.off, got, d->alloc, buf);
 }
 
-/* Stop waiting for a device's read: the engine keeps the buffer, the device is out. */
+/* Stop waiting for a device's read: the backend keeps the buffer, the device is out. */
 static void give_up(struct scan *s, struct dev *d, int err)
 {
 	struct pf_aio_target *t = d->t;
@@ -779,7 +440,7 @@ static void give_up(struct scan *s, struct dev *d, int err)
 	list_remove(&s->in_flight, d);
 	s->n_in_flight--;
 	s->mem_held -= d->alloc;
-	s->e->ops->abandon(s->e, &d->req);
+	s->b->ops->abandon(s->b, &d->req);
 	d->req.buf = NULL;
 	t->status = err;
 	if (err == -ETIMEDOUT) {
@@ -797,7 +458,7 @@ static void give_up(struct scan *s, struct dev *d, int err)
 
 static void expire(struct scan *s)
 {
-	uint64_t now = now_ns();
+	uint64_t now = pf_now_ns();
 
 	while (s->in_flight.head && s->in_flight.head->deadline_ns <= now)
 		give_up(s, s->in_flight.head, -ETIMEDOUT);
@@ -837,7 +498,7 @@ static void fail_read(struct scan *s, struct dev *d, int err)
  */
 static void defer(struct scan *s, struct dev *d)
 {
-	if (d->n_ext == 0 && d->t->n_reads == 0)
+	if (d->ext.n == 0 && d->t->n_reads == 0)
 		s->deferred_new = d;
 	else
 		list_push_front(&s->ready, d);
@@ -846,7 +507,7 @@ static void defer(struct scan *s, struct dev *d)
 /* Reads of ours that may be in flight: the depth, less slots held by abandoned reads. */
 static unsigned window(const struct scan *s)
 {
-	unsigned usable = s->e->depth > s->e->stuck ? s->e->depth - s->e->stuck : 0;
+	unsigned usable = s->b->depth > s->b->stuck ? s->b->depth - s->b->stuck : 0;
 
 	return usable < s->depth ? usable : s->depth;
 }
@@ -899,11 +560,11 @@ static void drop_batch_head(struct scan *s, int err)
 static void submit(struct scan *s)
 {
 	while (s->n_batch) {
-		int r = s->e->ops->submit(s->e, s->batch, s->n_batch);
+		int r = s->b->ops->submit(s->b, s->batch, s->n_batch);
 
 		s->stats.n_submit_calls++;
 		if (r > 0) {
-			uint64_t deadline = now_ns() + s->timeout_ns;
+			uint64_t deadline = pf_now_ns() + s->timeout_ns;
 			unsigned k = (unsigned)r < s->n_batch ? (unsigned)r : s->n_batch;
 
 			for (unsigned i = 0; i < k; i++) {
@@ -927,7 +588,7 @@ static void submit(struct scan *s)
 			if (s->n_in_flight)
 				return; /* harvest first, then retry */
 			if (++s->eagain_spins <= PF_AIO_EAGAIN_RETRIES) {
-				struct timespec ms = { 0, (long)NSEC_PER_MSEC };
+				struct timespec ms = pf_timespec_from_ns(NSEC_PER_MSEC);
 
 				(void)nanosleep(&ms, NULL);
 				continue;
@@ -939,13 +600,12 @@ static void submit(struct scan *s)
 
 static int harvest(struct scan *s)
 {
-	uint64_t now = now_ns(), deadline = s->in_flight.head->deadline_ns;
+	uint64_t now = pf_now_ns(), deadline = s->in_flight.head->deadline_ns;
 	uint64_t rel = deadline > now ? deadline - now : 0;
-	struct timespec ts = { .tv_sec = (time_t)(rel / NSEC_PER_SEC),
-			       .tv_nsec = (long)(rel % NSEC_PER_SEC) };
+	struct timespec ts = pf_timespec_from_ns(rel);
 	int r;
 
-	r = s->e->ops->wait(s->e, 1, s->depth, &ts, s->events);
+	r = s->b->ops->wait(s->b, 1, s->depth, &ts, s->events);
 	s->stats.n_wait_calls++;
 	if (r == -EINTR)
 		r = 0;
@@ -964,7 +624,7 @@ static int harvest(struct scan *s)
 	return 0;
 }
 
-/* The scan cannot go on (the engine failed, or every slot is stuck): everyone left gets err. */
+/* The scan cannot go on (the backend failed, or every slot is stuck): everyone left gets err. */
 static void stop_all(struct scan *s, int err)
 {
 	while (s->n_batch)
@@ -1017,24 +677,8 @@ static int run(struct scan *s)
 	return 0;
 }
 
-static int check_target(const struct pf_aio_target *t)
+int pf_aio_check_args(const struct pf_aio_target *targets, size_t n, const struct pf_aio_opts *opts)
 {
-	if (t->fd < 0 || !t->probe || !lbs_is_valid(t->lbs) || t->size_bytes > INT64_MAX)
-		return -EINVAL;
-	return 0;
-}
-
-int pf_aio_scan(struct pf_aio_target *targets, size_t n, const struct pf_aio_opts *opts,
-		struct pf_aio_stats *ret_stats)
-{
-	static const struct pf_aio_opts defaults;
-	struct pf_io_engine *own = NULL;
-	struct scan s = { 0 };
-	unsigned depth;
-	int r;
-
-	if (!opts)
-		opts = &defaults;
 	if (n && !targets)
 		return -EINVAL;
 	if (n > PF_AIO_TARGETS_MAX)
@@ -1042,9 +686,29 @@ int pf_aio_scan(struct pf_aio_target *targets, size_t n, const struct pf_aio_opt
 	if (opts->queue_depth > PF_AIO_DEPTH_LIMIT ||
 	    opts->first_read_bytes > PF_AIO_FIRST_READ_MAX)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (check_target(&targets[i]) < 0)
+	for (size_t i = 0; i < n; i++) {
+		const struct pf_aio_target *t = &targets[i];
+
+		if (t->fd < 0 || !t->probe || !lbs_is_valid(t->lbs) || t->size_bytes > INT64_MAX)
 			return -EINVAL;
+	}
+	return 0;
+}
+
+int pf_aio_scan(struct pf_aio_target *targets, size_t n, const struct pf_aio_opts *opts,
+		struct pf_aio_stats *ret_stats)
+{
+	static const struct pf_aio_opts defaults;
+	struct pf_io_backend *own = NULL;
+	struct scan s = { 0 };
+	unsigned depth;
+	int r;
+
+	if (!opts)
+		opts = &defaults;
+	r = pf_aio_check_args(targets, n, opts);
+	if (r < 0)
+		return r;
 	if (n == 0) {
 		if (ret_stats)
 			*ret_stats = s.stats;
@@ -1052,15 +716,15 @@ int pf_aio_scan(struct pf_aio_target *targets, size_t n, const struct pf_aio_opt
 	}
 
 	depth = opts->queue_depth ? opts->queue_depth : pf_aio_depth(n);
-	s.e = opts->engine;
-	if (!s.e) {
-		r = pf_aio_engine_new(depth, opts->proc_dir, &own);
+	s.b = opts->backend;
+	if (!s.b) {
+		r = pf_libaio_backend_new(depth, opts->proc_dir, &own);
 		if (r < 0)
 			return r;
-		s.e = own;
+		s.b = own;
 	}
-	if (s.e->depth < depth)
-		depth = s.e->depth;
+	if (s.b->depth < depth)
+		depth = s.b->depth;
 	if (depth == 0) {
 		r = -EINVAL;
 		goto out;

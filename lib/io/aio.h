@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Reading every candidate device at once: one probe per device, driven by a
- * sliding window of asynchronous reads (libaio, or any struct pf_io_engine),
+ * sliding window of asynchronous reads (libaio, or any I/O backend: backend.h),
  * with a per-read timeout so one dead device cannot hold up the others.
  *
  * Memory: a device's buffers live from its first read until its probe is
@@ -13,9 +13,9 @@
  *
  * A read that never completes (dead path, queue_if_no_path, hung NBD): after
  * opts.timeout_ms the device is marked -ETIMEDOUT and the scan goes on. The
- * read's buffer is handed to the engine and never freed while the kernel may
+ * read's buffer is handed to the backend and never freed while the kernel may
  * still fill it. libaio offers no way to drop such a read: io_destroy() would
- * wait for it, so the libaio engine then leaves its context alone, and at
+ * wait for it, so the libaio backend then leaves its context alone, and at
  * process exit the kernel (exit_aio) still waits for the read to end before
  * the process is fully gone. Finish all useful work (state files,
  * activation) before exiting; the hang is limited to the exit itself.
@@ -33,8 +33,9 @@
 
 #include "base/diag.h"
 #include "base/macro.h"
+#include "format/mda.h"
 
-struct pf_io_engine;
+struct pf_io_backend;
 struct pf_probe;
 
 /* Label, default mda header and (usually) its whole text in one read, as lvm2's bcache block. */
@@ -51,6 +52,8 @@ struct pf_probe;
 #define PF_AIO_MEM_DEFAULT (64U * 1024U * 1024U)
 #define PF_AIO_TARGETS_MAX (1U << 20)
 #define PF_AIO_LBS_MAX 65536U
+/* Longest single read, and most bytes handed to a probe at once: text widened to blocks. */
+#define PF_AIO_READ_MAX ((uint64_t)PF_MDA_TEXT_MAX + PF_AIO_FIRST_READ_MAX + 2U * PF_AIO_LBS_MAX)
 /* Most descriptors a process keeps besides the devices (stdio, logs, state files). */
 #define PF_AIO_NOFILE_SLACK 64U
 
@@ -65,7 +68,7 @@ struct pf_aio_target {
 	 * Out: status 0 means the probe ran to its end; read errors are in the
 	 * probe's own statuses. Otherwise -ETIMEDOUT (a read never completed;
 	 * the probe's current step says which), -EBUSY (every I/O slot held by
-	 * such reads), or the engine's error when the scan had to stop.
+	 * such reads), or the backend's error when the scan had to stop.
 	 */
 	int status;
 	struct pf_diag diag;
@@ -79,7 +82,7 @@ struct pf_aio_opts {
 	unsigned timeout_ms;	   /* per read, from its submission; 0: PF_AIO_TIMEOUT_MS_DEFAULT */
 	uint64_t mem_max_bytes;	   /* 0: PF_AIO_MEM_DEFAULT */
 	const char *proc_dir;	   /* for fs/aio-max-nr; NULL: "/proc" */
-	struct pf_io_engine *engine; /* NULL: a libaio engine made and freed by the scan */
+	struct pf_io_backend *backend; /* NULL: a libaio backend made and freed by the scan */
 };
 
 struct pf_aio_stats {
@@ -114,15 +117,10 @@ int pf_aio_raise_nofile(size_t n_fds) _must_check_;
 unsigned pf_aio_depth(size_t n_targets) _pure_;
 
 /*
- * A libaio engine for up to depth reads in flight (capped by the room left
- * under <proc_dir>/sys/fs/aio-max-nr, halved while io_setup() says EAGAIN;
- * ret->depth says what was granted). Returns 0, or a negative errno (-ENOSYS
- * when the kernel has no aio: read synchronously instead). Tearing a context
- * down (destroy, or process exit) waits for RCU grace periods: about 30 ms
- * on the machine this was written on, whatever the number of devices, so
- * for one or two devices a plain pread (pvread.h) finishes sooner.
+ * pf_aio_scan()'s argument checks, for those who must refuse the same things
+ * before doing any work of their own: 0, -EINVAL or -E2BIG.
  */
-int pf_aio_engine_new(unsigned depth, const char *proc_dir, struct pf_io_engine **ret)
+int pf_aio_check_args(const struct pf_aio_target *targets, size_t n, const struct pf_aio_opts *opts)
 	_nonnull_(3) _must_check_;
 
 /*
@@ -133,7 +131,7 @@ int pf_aio_engine_new(unsigned depth, const char *proc_dir, struct pf_io_engine 
  * first one. Up to depth reads in flight across all targets, one per target;
  * a new one is started as soon as any completes. Fills each target's results.
  * The targets' fds and probes are only borrowed. Returns 0, -EINVAL /
- * -E2BIG for bad arguments (targets untouched), -ENOMEM, the engine's error
+ * -E2BIG for bad arguments (targets untouched), -ENOMEM, the backend's error
  * when it cannot be made, or its error when waiting failed (the targets
  * then carry it). ret_stats may be NULL.
  */

@@ -9,9 +9,10 @@
  * be a udev worker hung for good. Here the reads are made by a grandchild
  * ("the reader"): it runs pf_aio_scan() over its own copies of the probes,
  * records what it hands to each probe (every pf_probe_feed() with its bytes,
- * every pf_probe_fail(), then the device's outcome) and streams the records
- * through a pipe. The caller replays them into its own probes, which are
- * deterministic, so they end up exactly as the reader's did, and goes on. The
+ * every pf_probe_fail(), then the device's outcome: tee.h, record.h) and
+ * streams the records through a pipe. The caller replays them into its own
+ * probes (replay.h), which are deterministic, so they end up exactly as the
+ * reader's did, and goes on. The
  * reader then exits, and may hang in exit_aio() on a stuck read; nobody waits
  * for it: it was handed to init (double fork), so it never is a zombie of the
  * caller's, and before reading it closed every descriptor but the devices' and
@@ -20,7 +21,7 @@
  * to end of file). If the caller stops listening, its next write kills it.
  *
  * Before each wait for reads the reader writes what it has (a tick when it
- * wrote nothing for PF_READER_TICK_MS), and a wait lasts at most the read
+ * wrote nothing for PF_TEE_TICK_MS), and a wait lasts at most the read
  * timeout. A reader silent for longer than the timeout plus
  * PF_READER_GRACE_MS is stuck elsewhere (buffered reads block inside
  * io_submit()); then, as when it dies, the devices it did not finish are
@@ -35,18 +36,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/aio.h"
 #include "base/macro.h"
-#include "format/mda.h"
 #include "format/probe.h"
+#include "io/aio.h"
 
-#define PF_READER_TICK_MS 250U
 #define PF_READER_GRACE_MS 1000U
-/* Largest feed recorded: what the async scan may hand a probe at once (text, joined). */
-#define PF_READER_FEED_MAX \
-	((uint64_t)PF_MDA_TEXT_MAX + PF_AIO_FIRST_READ_MAX + 2U * PF_AIO_LBS_MAX)
-
-struct pf_reader_replay;
 
 /* One device for pf_reader_scan_paths(). */
 struct pf_reader_dev {
@@ -96,44 +90,5 @@ int pf_reader_scan(struct pf_aio_target *targets, size_t n, const struct pf_aio_
  */
 int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_reader_opts *opts,
 			 bool *ret_nofile_limited) _must_check_;
-
-/*
- * The reader's side: run pf_aio_scan() over targets (their probes are fed too)
- * and write the record stream to fd, ending with the scan's return code and
- * statistics. opts->engine, when set, is read through (not freed). Returns 0,
- * -EINVAL for targets sharing a descriptor (nothing written), -ENOMEM before
- * the scan, or the first write error (the reader stops early then).
- */
-int pf_reader_record(struct pf_aio_target *targets, size_t n, const struct pf_aio_opts *opts,
-		     int fd) _must_check_;
-
-/*
- * The caller's side: replay a record stream into targets' probes (freshly
- * initialised, as given to the reader) and set their results. Resets each
- * target's status, diag and counts.
- */
-int pf_reader_replay_new(struct pf_aio_target *targets, size_t n, struct pf_reader_replay **ret)
-	_nonnull_(3) _must_check_;
-/*
- * The next len bytes of the stream, cut anywhere. Returns 0, -ENOMEM, or
- * -EBADMSG for a stream that cannot be trusted (a record out of range, or
- * data after the end record); nothing more is taken then. A device whose
- * records do not fit its probe's requests is failed alone (-EPROTO).
- */
-int pf_reader_replay_push(struct pf_reader_replay *rp, const uint8_t *data, size_t len)
-	_nonnull_(1) _must_check_;
-/* The end record arrived: every target has its results. */
-bool pf_reader_replay_complete(const struct pf_reader_replay *rp) _nonnull_(1) _pure_;
-/* Bytes of the stream taken so far. */
-uint64_t pf_reader_replay_bytes(const struct pf_reader_replay *rp) _nonnull_(1) _pure_;
-/*
- * No more records: each target without results gets status err (negative)
- * and a diag made of why and the byte its probe was waiting for. Returns the
- * scan's return code from the end record, or 0 when there was none. ret_stats
- * (may be NULL) gets the reader's statistics, or zeros.
- */
-int pf_reader_replay_finish(struct pf_reader_replay *rp, int err, const char *why,
-			    struct pf_aio_stats *ret_stats) _nonnull_(1, 3);
-struct pf_reader_replay *pf_reader_replay_free(struct pf_reader_replay *rp);
 
 #endif /* PF_READER_H */

@@ -10,8 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fuzz.h"
+#include "base/fileio.h"
 #include "base/macro.h"
+#include "fuzz.h"
 
 #ifndef FUZZ_NAME
 #error "FUZZ_NAME must name the target's corpus directory, e.g. -DFUZZ_NAME='\"cfg\"'"
@@ -23,49 +24,13 @@
 /* Whole file into a fresh buffer; -EFBIG past the cap. */
 static int read_file(int dirfd, const char *name, uint8_t **ret, size_t *ret_size)
 {
-	_cleanup_close_ int fd = -1;
-	uint8_t *buf = NULL;
-	size_t n = 0, alloc = 0;
-	int r;
+	char *buf;
+	int r = pf_read_file_at(dirfd, name, REPLAY_FILE_MAX, &buf, ret_size);
 
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t k;
-
-		if (n == alloc) {
-			uint8_t *p;
-
-			alloc = alloc ? alloc * 2 : 4096;
-			p = realloc(buf, alloc);
-			if (!p) {
-				r = -ENOMEM;
-				goto out;
-			}
-			buf = p;
-		}
-		k = read(fd, buf + n, alloc - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			r = -errno;
-			goto out;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-		if (n > REPLAY_FILE_MAX) {
-			r = -EFBIG;
-			goto out;
-		}
-	}
-	*ret = TAKE_PTR(buf);
-	*ret_size = n;
-	r = 0;
-out:
-	free(buf);
-	return r;
+	if (r < 0)
+		return r == -E2BIG ? -EFBIG : r;
+	*ret = (uint8_t *)buf;
+	return 0;
 }
 
 int main(int argc, char **argv)

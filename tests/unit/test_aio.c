@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The async scan: window, reuse of what was read, errors, short reads and
- * timeouts through the fake engine; then the libaio engine on image files and,
+ * timeouts through the fake backend; then the libaio backend on image files and,
  * as root, on loop devices made from the fixtures (checked against
  * pvscan-fast --dump --json), with 512- and 4096-byte logical blocks.
  */
@@ -20,52 +20,17 @@
 
 #include "io/aio.h"
 #include "build.h"
-#include "fake_engine.h"
-#include "io/ioengine.h"
+#include "io/backend.h"
 #include "format/probe.h"
 #include "pvimage.h"
 #include "io/pvread.h"
+#include "scanrig.h"
 #include "unit.h"
 
 #define FIRST (128U * KIB)
 #define OUTPUT_MAX (1U << 20)
 
-/* ---- fake-engine scans ---- */
-
-struct rig {
-	struct pf_fake_engine *f;
-	struct pf_aio_target *t;
-	struct pf_probe *p;
-	uint8_t **imgs; /* owned, per distinct layout the test made */
-	size_t n;
-	struct pf_aio_opts opts;
-	struct pf_aio_stats stats;
-};
-
-/* n devices holding img (may be NULL: zeros) of size bytes, direct with lbs 512. */
-static void rig_init(struct rig *r, size_t n, unsigned depth, const uint8_t *img, uint64_t size)
-{
-	memset(r, 0, sizeof(*r));
-	ck_assert_int_eq(pf_fake_engine_new(n, depth, &r->f), 0);
-	r->t = calloc(n, sizeof(*r->t));
-	r->p = calloc(n, sizeof(*r->p));
-	ck_assert_ptr_nonnull(r->t);
-	ck_assert_ptr_nonnull(r->p);
-	r->n = n;
-	for (size_t i = 0; i < n; i++) {
-		r->f->devs[i].data = img;
-		r->f->devs[i].size = size;
-		r->f->devs[i].lbs = 512;
-		r->f->devs[i].block = true;
-		r->t[i] = (struct pf_aio_target){ .fd = PF_FAKE_FD_BASE + (int)i,
-						  .size_bytes = size,
-						  .lbs = 512,
-						  .direct = true,
-						  .probe = &r->p[i] };
-	}
-	r->opts.engine = &r->f->e;
-	r->opts.queue_depth = depth;
-}
+/* ---- fake-backend scans ---- */
 
 static int rig_run(struct rig *r)
 {
@@ -74,19 +39,15 @@ static int rig_run(struct rig *r)
 	return pf_aio_scan(r->t, r->n, &r->opts, &r->stats);
 }
 
-static void rig_free(struct rig *r)
+/* Nothing the scan owned is left with the backend, and no byte was read twice. */
+static void rig_check_free(struct rig *r)
 {
-	for (size_t i = 0; i < r->n; i++)
-		pf_probe_release(&r->p[i]);
-	/* Nothing the scan owned is left with the engine, and no byte was read twice. */
 	ck_assert_uint_eq(r->f->n_over_depth, 0);
 	for (size_t i = 0; i < r->n; i++) {
 		ck_assert_uint_eq(r->f->devs[i].n_overlaps, 0);
 		ck_assert_uint_eq(r->f->devs[i].n_misaligned, 0);
 	}
-	pf_fake_engine_free(r->f);
-	free(r->t);
-	free(r->p);
+	rig_free(r);
 }
 
 static void assert_vg(const struct pf_probe *p, unsigned seqno)
@@ -97,15 +58,6 @@ static void assert_vg(const struct pf_probe *p, unsigned seqno)
 	ck_assert_ptr_nonnull(vg);
 	ck_assert_str_eq(vg->name, "vgaio");
 	ck_assert_uint_eq(vg->seqno, seqno);
-}
-
-static uint64_t ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (uint64_t)(t1.tv_sec - t0->tv_sec) * 1000U +
-	       (uint64_t)((t1.tv_nsec - t0->tv_nsec) / 1000000L);
 }
 
 START_TEST(test_window_refills)
@@ -130,7 +82,7 @@ START_TEST(test_window_refills)
 	/* The window is full at every wait but while the last 7 drain. */
 	ck_assert_uint_le(r.f->n_waits_not_full, 7);
 	ck_assert_uint_eq(r.stats.n_reads, 100);
-	rig_free(&r);
+	rig_check_free(&r);
 }
 END_TEST
 
@@ -150,7 +102,7 @@ START_TEST(test_many_pvs_out_of_order)
 	}
 	ck_assert_uint_eq(r.stats.max_in_flight, 32);
 	ck_assert_uint_le(r.f->n_waits_not_full, 31);
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
@@ -164,19 +116,19 @@ START_TEST(test_default_depth)
 	ck_assert_uint_eq(pf_aio_depth(1), 1);
 	ck_assert_uint_eq(pf_aio_depth(200), 200);
 	ck_assert_uint_eq(pf_aio_depth(100000), PF_AIO_DEPTH_MAX);
-	/* Every device at once when they fit; the engine's depth caps the window. */
+	/* Every device at once when they fit; the backend's depth caps the window. */
 	rig_init(&r, 40, 64, img, L_BASIC.size);
 	r.opts.queue_depth = 0;
 	ck_assert_int_eq(rig_run(&r), 0);
 	ck_assert_uint_eq(r.stats.depth, 40);
 	ck_assert_uint_eq(r.stats.max_in_flight, 40);
-	rig_free(&r);
+	rig_check_free(&r);
 	rig_init(&r, 40, 16, img, L_BASIC.size);
 	r.opts.queue_depth = 0;
 	ck_assert_int_eq(rig_run(&r), 0);
 	ck_assert_uint_eq(r.stats.depth, 16);
 	ck_assert_uint_eq(r.stats.max_in_flight, 16);
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
@@ -220,7 +172,7 @@ START_TEST(test_reads_per_layout)
 	}
 	if (l->n_mdas == 2)
 		ck_assert_int_eq(r.p[0].mdas[1].text_status, 0);
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
@@ -241,7 +193,7 @@ START_TEST(test_first_read_option)
 	ck_assert_uint_eq(r.t[0].n_reads, 2);
 	ck_assert_uint_eq(r.f->devs[0].reads[0].len, PF_PROBE_HEAD_BYTES);
 	ck_assert_uint_eq(r.f->devs[0].reads[1].off, PF_PROBE_HEAD_BYTES);
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
@@ -283,7 +235,7 @@ START_TEST(test_eio_each_step)
 	ck_assert_int_eq(pf_probe_vg(&r.p[1]) != NULL, eio_cases[_i].vg);
 	if (eio_cases[_i].label == -EIO)
 		ck_assert_ptr_nonnull(strstr(r.p[1].label_diag.msg, "cannot read"));
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
@@ -317,7 +269,7 @@ START_TEST(test_short_reads)
 		ck_assert_int_eq(r.t[i].status, 0);
 		ck_assert_ptr_null(pf_probe_vg(&r.p[i]));
 	}
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
@@ -351,7 +303,7 @@ START_TEST(test_timeout_others_finish)
 	ck_assert_ptr_null(pf_probe_vg(&r.p[50]));
 	ck_assert_uint_eq(r.stats.n_timeouts, 1);
 	ck_assert_uint_eq(r.f->n_abandoned, 1);
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
@@ -374,7 +326,7 @@ START_TEST(test_timeout_text_step)
 	ck_assert_int_eq(r.p[0].mdas[0].text_status, -ETIMEDOUT);
 	ck_assert_int_eq(r.t[1].status, 0);
 	assert_vg(&r.p[1], L_BEYOND.seqno);
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
@@ -396,24 +348,24 @@ START_TEST(test_stuck_slots_exhausted)
 		ck_assert_int_eq(r.t[i].status, -EBUSY);
 		ck_assert_ptr_nonnull(strstr(r.t[i].diag.msg, "never completed"));
 	}
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
 
-START_TEST(test_engine_keeps_stuck_slots)
+START_TEST(test_backend_keeps_stuck_slots)
 {
 	uint8_t *img = make_image(&L_BASIC);
 	struct rig r;
 
-	/* A scan leaves a stuck read in a shared engine: the next scan has one slot less. */
+	/* A scan leaves a stuck read in a shared backend: the next scan has one slot less. */
 	rig_init(&r, 6, 3, img, L_BASIC.size);
 	r.f->devs[0].hang_from = 0;
 	r.opts.timeout_ms = 20;
 	r.n = 1;
 	ck_assert_int_eq(rig_run(&r), 0);
 	ck_assert_int_eq(r.t[0].status, -ETIMEDOUT);
-	ck_assert_uint_eq(r.f->e.stuck, 1);
+	ck_assert_uint_eq(r.f->b.stuck, 1);
 	pf_probe_release(&r.p[0]);
 	r.t += 1;
 	r.p += 1;
@@ -426,7 +378,7 @@ START_TEST(test_engine_keeps_stuck_slots)
 	r.p -= 1;
 	r.n = 6;
 	pf_probe_init(&r.p[0], 0); /* released above; rig_free releases again */
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
@@ -447,7 +399,7 @@ START_TEST(test_memory_cap)
 	ck_assert_uint_le(r.stats.max_in_flight, 3);
 	for (size_t i = 0; i < r.n; i++)
 		assert_vg(&r.p[i], L_BEYOND.seqno);
-	rig_free(&r);
+	rig_check_free(&r);
 
 	/* A cap below one read: reads go one at a time, still all of them. */
 	rig_init(&r, 10, 16, img, L_BEYOND.size);
@@ -456,7 +408,7 @@ START_TEST(test_memory_cap)
 	ck_assert_uint_eq(r.stats.max_in_flight, 1);
 	for (size_t i = 0; i < r.n; i++)
 		assert_vg(&r.p[i], L_BEYOND.seqno);
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
@@ -478,7 +430,7 @@ START_TEST(test_eagain_eintr_partial)
 		assert_vg(&r.p[i], L_WRAP.seqno);
 		ck_assert_uint_eq(r.t[i].n_reads, 2);
 	}
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
@@ -497,7 +449,7 @@ START_TEST(test_submit_refused)
 	for (size_t i = 0; i < r.n; i++)
 		if (i != 2)
 			assert_vg(&r.p[i], L_TWO.seqno);
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
@@ -521,7 +473,7 @@ START_TEST(test_tiny_devices)
 	ck_assert_uint_eq(r.t[2].n_reads, 1);
 	ck_assert_uint_eq(r.t[2].bytes_read, 1000);
 	ck_assert_uint_eq(r.f->devs[2].reads[0].len, 4096);
-	rig_free(&r);
+	rig_check_free(&r);
 }
 END_TEST
 
@@ -551,7 +503,7 @@ START_TEST(test_partial_last_block)
 	ck_assert_int_eq(r.p[1].label_status, 0);
 	ck_assert_int_eq(r.p[1].mdas[0].text_status, -EINVAL);
 	ck_assert_uint_eq(r.t[1].n_reads, 3);
-	rig_free(&r);
+	rig_check_free(&r);
 	free(img);
 }
 END_TEST
@@ -607,7 +559,7 @@ START_TEST(test_raise_nofile)
 }
 END_TEST
 
-/* ---- the libaio engine on files ---- */
+/* ---- the libaio backend on files ---- */
 
 #define DIR_TEMPLATE "/tmp/pvscan-fast-test-aio.XXXXXX"
 static char dir[sizeof(DIR_TEMPLATE)];
@@ -739,87 +691,7 @@ START_TEST(test_open)
 }
 END_TEST
 
-START_TEST(test_engine_room)
-{
-	struct pf_io_engine *e;
-	char path[PATH_MAX];
-	FILE *f;
-
-	/* A fake /proc that leaves room for 4 more events: the engine takes no more. */
-	(void)snprintf(path, sizeof(path), "%s/sys", dir);
-	ck_assert_int_eq(mkdir(path, 0700), 0);
-	(void)snprintf(path, sizeof(path), "%s/sys/fs", dir);
-	ck_assert_int_eq(mkdir(path, 0700), 0);
-	(void)snprintf(path, sizeof(path), "%s/sys/fs/aio-max-nr", dir);
-	f = fopen(path, "we");
-	ck_assert_ptr_nonnull(f);
-	fputs("65536\n", f);
-	fclose(f);
-	(void)snprintf(path, sizeof(path), "%s/sys/fs/aio-nr", dir);
-	f = fopen(path, "we");
-	ck_assert_ptr_nonnull(f);
-	fputs("65532\n", f);
-	fclose(f);
-	ck_assert_int_eq(pf_aio_engine_new(256, dir, &e), 0);
-	ck_assert_uint_eq(e->depth, 4);
-	e->ops->destroy(e);
-	/* Without the files: what was asked for. */
-	ck_assert_int_eq(pf_aio_engine_new(300, "/nonexistent", &e), 0);
-	ck_assert_uint_eq(e->depth, 300);
-	e->ops->destroy(e);
-}
-END_TEST
-
-START_TEST(test_libaio_abandon)
-{
-	struct pf_io_req req[2], *reqs[2] = { &req[0], &req[1] };
-	struct timespec second = { 1, 0 };
-	struct pf_io_event ev[2];
-	struct pf_io_engine *e;
-	char path[PATH_MAX];
-	uint8_t *img = make_image(&L_BASIC);
-	unsigned got = 0;
-	int fd, n = 0;
-
-	/* Abandon one of two reads: only the other is reported, the slot comes back. */
-	(void)snprintf(path, sizeof(path), "%s/img", dir);
-	write_file(path, img, L_BASIC.size);
-	free(img);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(pf_aio_engine_new(2, NULL, &e), 0);
-	for (unsigned i = 0; i < 2; i++) {
-		req[i] = (struct pf_io_req){ .fd = fd, .off = i * 4096U, .len = 4096 };
-		ck_assert_int_eq(posix_memalign((void **)&req[i].buf, 4096, 4096), 0);
-	}
-	while (n < 2) {
-		int r = e->ops->submit(e, reqs + n, 2U - (unsigned)n);
-
-		ck_assert_int_gt(r, 0);
-		n += r;
-	}
-	e->ops->abandon(e, &req[0]);
-	while (got == 0 || e->stuck) {
-		int r = e->ops->wait(e, 1, 2, &second, ev);
-
-		ck_assert_int_ge(r, 0);
-		for (int i = 0; i < r; i++) {
-			ck_assert_ptr_eq(ev[i].req, &req[1]);
-			ck_assert_int_eq(ev[i].res, 4096);
-			got++;
-		}
-		if (r == 0)
-			break;
-	}
-	ck_assert_uint_eq(got, 1);
-	ck_assert_uint_eq(e->stuck, 0);
-	free(req[1].buf);
-	e->ops->destroy(e);
-	(void)close(fd);
-}
-END_TEST
-
-/* ---- the libaio engine on loop devices (root) ---- */
+/* ---- the libaio backend on loop devices (root) ---- */
 
 struct loop {
 	const char *fixture; /* tests/fixtures/<fixture> image, or NULL for L_TAIL */
@@ -1037,7 +909,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_timeout_others_finish);
 	tcase_add_test(tc, test_timeout_text_step);
 	tcase_add_test(tc, test_stuck_slots_exhausted);
-	tcase_add_test(tc, test_engine_keeps_stuck_slots);
+	tcase_add_test(tc, test_backend_keeps_stuck_slots);
 	tcase_add_test(tc, test_memory_cap);
 	tcase_add_test(tc, test_eagain_eintr_partial);
 	tcase_add_test(tc, test_submit_refused);
@@ -1049,9 +921,7 @@ static Suite *make_suite(void)
 
 	tcase_add_checked_fixture(tf, dir_setup, dir_teardown);
 	tcase_add_test(tf, test_libaio_files);
-	tcase_add_test(tf, test_libaio_abandon);
 	tcase_add_test(tf, test_open);
-	tcase_add_test(tf, test_engine_room);
 	suite_add_tcase(s, tf);
 
 	tcase_add_unchecked_fixture(tl, loops_setup, loops_teardown);

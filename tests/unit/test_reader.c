@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The reader process: its record stream replayed into fresh probes must give
- * exactly what the in-process async scan gives (every fake-engine scenario of
- * test_aio, recorded into a memfd, no fork), whatever the cuts in the stream;
- * malformed and truncated streams fail devices, never the caller; then the
- * forked reader with the fake engine (a read that never completes costs its
- * timeout, no child left to reap, nothing of the caller's held) and with
- * libaio on image files; devices read by path, as the scan and --dump read
- * them, end up as a plain pread of each gives.
+ * The reader process: forked with the fake backend it gives exactly what the
+ * in-process async scan gives (every fake-backend scenario); a read that
+ * never completes costs its timeout, no child is left to reap, nothing of the
+ * caller's is held, and a reader that dies or goes silent fails only the
+ * devices it did not finish; with libaio on image files too; devices read by
+ * path, as the scan and --dump read them, end up as a plain pread of each
+ * gives.
  */
 #include "config.h"
 
@@ -16,672 +15,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "io/aio.h"
+#include "base/macro.h"
 #include "build.h"
-#include "fake_engine.h"
-#include "io/ioengine.h"
 #include "format/probe.h"
-#include "pvimage.h"
+#include "io/aio.h"
+#include "io/backend.h"
 #include "io/pvread.h"
 #include "io/reader.h"
+#include "scanrig.h"
 #include "unit.h"
 
-#define FIRST (128U * KIB)
-#define STREAM_MAX (64U * MIB)
-
-/* ---- rigs: n fake devices, targets and probes ---- */
-
-struct rig {
-	struct pf_fake_engine *f;
-	struct pf_aio_target *t;
-	struct pf_probe *p;
-	size_t n;
-	struct pf_aio_opts opts;
-	struct pf_aio_stats stats;
-};
-
-static void rig_init(struct rig *r, size_t n, unsigned depth, const uint8_t *img, uint64_t size)
-{
-	memset(r, 0, sizeof(*r));
-	ck_assert_int_eq(pf_fake_engine_new(n, depth, &r->f), 0);
-	r->t = calloc(n, sizeof(*r->t));
-	r->p = calloc(n, sizeof(*r->p));
-	ck_assert_ptr_nonnull(r->t);
-	ck_assert_ptr_nonnull(r->p);
-	r->n = n;
-	for (size_t i = 0; i < n; i++) {
-		r->f->devs[i].data = img;
-		r->f->devs[i].size = size;
-		r->f->devs[i].lbs = 512;
-		r->f->devs[i].block = true;
-		r->t[i] = (struct pf_aio_target){ .fd = PF_FAKE_FD_BASE + (int)i,
-						  .size_bytes = size,
-						  .lbs = 512,
-						  .direct = true,
-						  .probe = &r->p[i] };
-		pf_probe_init(&r->p[i], size);
-	}
-	r->opts.engine = &r->f->e;
-	r->opts.queue_depth = depth;
-}
-
-static void rig_free(struct rig *r)
-{
-	for (size_t i = 0; i < r->n; i++)
-		pf_probe_release(&r->p[i]);
-	pf_fake_engine_free(r->f);
-	free(r->t);
-	free(r->p);
-}
-
-/* ---- comparing outcomes ---- */
-
-static void same_diag(const char *what, size_t i, const struct pf_diag *a, const struct pf_diag *b)
-{
-	ck_assert_msg(strcmp(a->msg, b->msg) == 0, "dev %zu %s: \"%s\" vs \"%s\"", i, what, a->msg,
-		      b->msg);
-	ck_assert_msg(a->has_offset == b->has_offset && a->offset == b->offset &&
-			      a->line == b->line && a->col == b->col,
-		      "dev %zu %s: diag position differs", i, what);
-}
-
-static void same_probe(size_t i, const struct pf_probe *a, const struct pf_probe *b)
-{
-	const struct pf_vg *va = pf_probe_vg(a), *vb = pf_probe_vg(b);
-
-	ck_assert_msg(a->step == b->step && a->cur == b->cur, "dev %zu: step %d/%u vs %d/%u", i,
-		      a->step, a->cur, b->step, b->cur);
-	ck_assert_msg(a->label_status == b->label_status, "dev %zu: label %d vs %d", i,
-		      a->label_status, b->label_status);
-	same_diag("label", i, &a->label_diag, &b->label_diag);
-	ck_assert_uint_eq(a->head_len, b->head_len);
-	if (a->head_len)
-		ck_assert_mem_eq(a->head, b->head, a->head_len);
-	ck_assert_uint_eq(a->n_mdas, b->n_mdas);
-	for (unsigned m = 0; m < PF_PROBE_MDAS; m++) {
-		const struct pf_mda_probe *x = &a->mdas[m], *y = &b->mdas[m];
-
-		ck_assert_msg(x->header_status == y->header_status &&
-				      x->text_status == y->text_status &&
-				      x->vg_status == y->vg_status,
-			      "dev %zu mda%u: %d/%d/%d vs %d/%d/%d", i, m + 1, x->header_status,
-			      x->text_status, x->vg_status, y->header_status, y->text_status,
-			      y->vg_status);
-		same_diag("header", i, &x->header_diag, &y->header_diag);
-		same_diag("text", i, &x->text_diag, &y->text_diag);
-		same_diag("vg", i, &x->vg_diag, &y->vg_diag);
-	}
-	ck_assert_int_eq(a->vg_index, b->vg_index);
-	ck_assert_int_eq(a->size_status, b->size_status);
-	same_diag("size", i, &a->size_diag, &b->size_diag);
-	ck_assert_int_eq(va != NULL, vb != NULL);
-	if (va) {
-		ck_assert_str_eq(va->name, vb->name);
-		ck_assert_uint_eq(va->seqno, vb->seqno);
-	}
-}
-
-static void same_target(size_t i, const struct pf_aio_target *a, const struct pf_aio_target *b)
-{
-	ck_assert_msg(a->status == b->status, "dev %zu: status %d vs %d", i, a->status, b->status);
-	same_diag("target", i, &a->diag, &b->diag);
-	ck_assert_msg(a->bytes_read == b->bytes_read && a->n_reads == b->n_reads,
-		      "dev %zu: %llu bytes in %u reads vs %llu in %u", i,
-		      (unsigned long long)a->bytes_read, a->n_reads,
-		      (unsigned long long)b->bytes_read, b->n_reads);
-	same_probe(i, a->probe, b->probe);
-}
-
-/* The diag of a timeout names the timeout; wall time makes nothing else differ. */
-static void same_stats(const struct pf_aio_stats *a, const struct pf_aio_stats *b)
-{
-	ck_assert_uint_eq(a->depth, b->depth);
-	ck_assert_uint_eq(a->n_reads, b->n_reads);
-	ck_assert_uint_eq(a->bytes_read, b->bytes_read);
-	ck_assert_uint_eq(a->n_timeouts, b->n_timeouts);
-}
-
-/* ---- scenarios: every situation test_aio puts the async scan in ---- */
-
-struct scenario {
-	const char *name;
-	const struct layout *l; /* NULL: blank devices of size */
-	uint64_t size;
-	size_t n;
-	unsigned depth;
-	void (*tweak)(struct rig *r);
-};
-
-static void tw_delays(struct rig *r)
-{
-	for (size_t i = 0; i < r->n; i++)
-		r->f->devs[i].delay_ms = (unsigned)((i * 7) % 3);
-}
-
-static void tw_eio_label(struct rig *r)
-{
-	r->f->devs[1].eio_from = 512;
-	r->f->devs[1].eio_to = 1024;
-}
-
-static void tw_eio_mda2(struct rig *r)
-{
-	r->f->devs[1].eio_from = 2 * MIB - 64 * KIB;
-	r->f->devs[1].eio_to = 2 * MIB - 64 * KIB + 512;
-}
-
-static void tw_eio_text(struct rig *r)
-{
-	r->f->devs[0].eio_from = 4096 + 200 * KIB;
-	r->f->devs[0].eio_to = 4096 + 201 * KIB;
-}
-
-static void tw_eio_wrap(struct rig *r)
-{
-	r->f->devs[1].eio_from = 4096 + 256 * KIB - 512;
-	r->f->devs[1].eio_to = 4096 + 256 * KIB;
-}
-
-static void tw_short(struct rig *r)
-{
-	r->f->devs[0].short_at = 64 * KIB;
-	r->f->devs[1].short_at = 1000;
-	r->f->devs[2].short_at = 4096 + 200 * KIB + 256;
-}
-
-static void tw_hang_label(struct rig *r)
-{
-	r->f->devs[3].hang_from = 0;
-	r->opts.timeout_ms = 60;
-}
-
-static void tw_hang_text(struct rig *r)
-{
-	r->f->devs[0].hang_from = FIRST;
-	r->opts.timeout_ms = 40;
-}
-
-static void tw_hang_mda2(struct rig *r)
-{
-	r->f->devs[1].hang_from = 2 * MIB - 64 * KIB;
-	r->opts.timeout_ms = 40;
-}
-
-static void tw_stuck_slots(struct rig *r)
-{
-	r->f->devs[0].hang_from = 0;
-	r->f->devs[1].hang_from = 0;
-	r->opts.timeout_ms = 20;
-}
-
-static void tw_mem_cap(struct rig *r)
-{
-	r->opts.mem_max_bytes = 3 * FIRST;
-}
-
-static void tw_mem_tiny(struct rig *r)
-{
-	r->opts.mem_max_bytes = 4096;
-}
-
-static void tw_churn(struct rig *r)
-{
-	r->f->eagain_every = 3;
-	r->f->eintr_every = 4;
-	r->f->submit_max = 5;
-	r->f->max_per_wait = 2;
-	tw_delays(r);
-}
-
-static void tw_refused(struct rig *r)
-{
-	r->f->devs[2].submit_err = -EBADF;
-}
-
-static void tw_tiny(struct rig *r)
-{
-	r->t[1].size_bytes = r->f->devs[1].size = 512;
-	r->t[2].size_bytes = r->f->devs[2].size = 1000;
-	r->t[2].lbs = r->f->devs[2].lbs = 4096;
-	r->f->devs[2].block = false;
-	for (size_t i = 0; i < r->n; i++)
-		pf_probe_init(&r->p[i], r->t[i].size_bytes);
-}
-
-static void tw_tail(struct rig *r)
-{
-	for (size_t i = 0; i < r->n; i++)
-		r->t[i].lbs = r->f->devs[i].lbs = 4096;
-	r->f->devs[0].block = false;
-}
-
-static void tw_first_small(struct rig *r)
-{
-	r->opts.first_read_bytes = 4096;
-}
-
-static void tw_read_ignored(struct rig *r)
-{
-	for (size_t i = 0; i < r->n; i++)
-		r->p[i].read_ignored = true;
-}
-
-static uint8_t random_img[2 * MIB];
-
-static void tw_random(struct rig *r)
-{
-	unsigned x = 12345;
-
-	for (size_t i = 0; i < sizeof(random_img); i++) {
-		x = x * 1103515245U + 12345U;
-		random_img[i] = (uint8_t)(x >> 16);
-	}
-	memcpy(random_img + 512, "LABELONE", 8); /* a label magic with a bad CRC */
-	r->f->devs[1].data = random_img;
-}
-
-static const struct scenario scenarios[] = {
-	{ "blank", NULL, 4 * MIB, 30, 8, tw_delays },
-	{ "basic", &L_BASIC, 0, 40, 16, tw_delays },
-	{ "beyond", &L_BEYOND, 0, 5, 4, NULL },
-	{ "straddle", &L_STRADDLE, 0, 5, 4, NULL },
-	{ "wrap", &L_WRAP, 0, 5, 4, NULL },
-	{ "two-mdas", &L_TWO, 0, 5, 4, NULL },
-	{ "tail", &L_TAIL, 0, 2, 2, tw_tail },
-	{ "eio label", &L_BASIC, 0, 3, 3, tw_eio_label },
-	{ "eio mda2", &L_TWO, 0, 3, 3, tw_eio_mda2 },
-	{ "eio text", &L_BEYOND, 0, 3, 3, tw_eio_text },
-	{ "eio wrap", &L_WRAP, 0, 3, 3, tw_eio_wrap },
-	{ "short reads", &L_BEYOND, 0, 4, 4, tw_short },
-	{ "hang label", &L_BASIC, 0, 9, 8, tw_hang_label },
-	{ "hang text", &L_BEYOND, 0, 3, 3, tw_hang_text },
-	{ "hang mda2", &L_TWO, 0, 3, 3, tw_hang_mda2 },
-	{ "stuck slots", &L_BASIC, 0, 5, 2, tw_stuck_slots },
-	{ "memory cap", &L_BEYOND, 0, 20, 16, tw_mem_cap },
-	{ "memory tiny", &L_BEYOND, 0, 6, 16, tw_mem_tiny },
-	{ "churn", &L_WRAP, 0, 30, 16, tw_churn },
-	{ "refused", &L_TWO, 0, 4, 4, tw_refused },
-	{ "tiny", NULL, 0, 3, 3, tw_tiny },
-	{ "first read small", &L_BASIC, 0, 2, 2, tw_first_small },
-	{ "read ignored", &L_TWO, 0, 2, 2, tw_read_ignored },
-	{ "random", &L_BASIC, 0, 3, 3, tw_random },
-};
-
-struct images {
-	uint8_t *img;
-	uint64_t size;
-};
-
-static struct images scenario_image(const struct scenario *sc)
-{
-	struct images im = { NULL, sc->size };
-
-	if (sc->l) {
-		im.img = make_image(sc->l);
-		im.size = sc->l->size;
-	}
-	return im;
-}
-
-static void scenario_rig(const struct scenario *sc, const struct images *im, struct rig *r)
-{
-	rig_init(r, sc->n, sc->depth, im->img, im->size);
-	if (sc->tweak)
-		sc->tweak(r);
-}
-
-/* Record into a memfd, in this process; returns the stream. */
-static uint8_t *record(struct rig *r, size_t *ret_len)
-{
-	int fd = memfd_create("reader-test", MFD_CLOEXEC);
-	struct stat st;
-	uint8_t *buf;
-	ssize_t got;
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(pf_reader_record(r->t, r->n, &r->opts, fd), 0);
-	ck_assert_int_eq(fstat(fd, &st), 0);
-	ck_assert_int_le(st.st_size, STREAM_MAX);
-	buf = malloc((size_t)st.st_size + 1);
-	ck_assert_ptr_nonnull(buf);
-	got = pread(fd, buf, (size_t)st.st_size, 0);
-	ck_assert_int_eq(got, st.st_size);
-	(void)close(fd);
-	*ret_len = (size_t)st.st_size;
-	return buf;
-}
-
-/* Fresh probes like the rig's, for the replay. */
-static void fresh_copy(const struct rig *r, struct pf_aio_target **ret_t, struct pf_probe **ret_p)
-{
-	struct pf_aio_target *t = calloc(r->n, sizeof(*t));
-	struct pf_probe *p = calloc(r->n, sizeof(*p));
-
-	ck_assert_ptr_nonnull(t);
-	ck_assert_ptr_nonnull(p);
-	for (size_t i = 0; i < r->n; i++) {
-		t[i] = r->t[i];
-		t[i].status = 99;
-		t[i].probe = &p[i];
-		pf_probe_init(&p[i], r->t[i].size_bytes);
-		p[i].read_ignored = r->p[i].read_ignored;
-	}
-	*ret_t = t;
-	*ret_p = p;
-}
-
-static void free_copy(size_t n, struct pf_aio_target *t, struct pf_probe *p)
-{
-	for (size_t i = 0; i < n; i++)
-		pf_probe_release(&p[i]);
-	free(t);
-	free(p);
-}
-
-/* Replay stream into fresh probes, pushed in pieces of chunk bytes (0: all at once). */
-static int replay(const struct rig *r, const uint8_t *s, size_t len, size_t chunk,
-		  struct pf_aio_target **ret_t, struct pf_probe **ret_p,
-		  struct pf_aio_stats *ret_stats)
-{
-	struct pf_reader_replay *rp = NULL;
-	int res;
-
-	fresh_copy(r, ret_t, ret_p);
-	ck_assert_int_eq(pf_reader_replay_new(*ret_t, r->n, &rp), 0);
-	if (!chunk)
-		chunk = len ? len : 1;
-	for (size_t at = 0; at < len; at += chunk)
-		ck_assert_int_eq(pf_reader_replay_push(rp, s + at, len - at < chunk ? len - at : chunk),
-				 0);
-	ck_assert_uint_eq(pf_reader_replay_bytes(rp), len);
-	ck_assert(pf_reader_replay_complete(rp));
-	res = pf_reader_replay_finish(rp, -EPIPE, "cut", ret_stats);
-	pf_reader_replay_free(rp);
-	return res;
-}
-
-START_TEST(test_record_replay_matches_scan)
-{
-	const struct scenario *sc = &scenarios[_i];
-	struct images im = scenario_image(sc);
-	static const size_t chunks[] = { 0, 1, 31, 4096 };
-	struct rig ref, rec;
-	uint8_t *s;
-	size_t len;
-	int ref_r;
-
-	/* The async scan in this process: what the replay must reproduce. */
-	scenario_rig(sc, &im, &ref);
-	ref_r = pf_aio_scan(ref.t, ref.n, &ref.opts, &ref.stats);
-
-	scenario_rig(sc, &im, &rec);
-	s = record(&rec, &len);
-	/* The recorder's own probes were fed by the scan: the same as in process. */
-	for (size_t i = 0; i < ref.n; i++)
-		same_target(i, &ref.t[i], &rec.t[i]);
-
-	for (size_t c = 0; c < ARRAY_SIZE(chunks); c++) {
-		struct pf_aio_target *t;
-		struct pf_probe *p;
-		struct pf_aio_stats stats;
-
-		if (chunks[c] == 1 && len > 64 * KIB)
-			continue; /* byte by byte: small streams are enough */
-		ck_assert_int_eq(replay(&rec, s, len, chunks[c], &t, &p, &stats), ref_r);
-		for (size_t i = 0; i < ref.n; i++)
-			same_target(i, &ref.t[i], &t[i]);
-		same_stats(&ref.stats, &stats);
-		free_copy(rec.n, t, p);
-	}
-	free(s);
-	rig_free(&ref);
-	rig_free(&rec);
-	free(im.img);
-}
-END_TEST
-
-/* ---- malformed and truncated streams ---- */
-
-struct hdr {
-	uint32_t magic, type, dev, len;
-	int64_t val;
-	uint64_t off;
-};
-
-static size_t put_rec(uint8_t *b, const struct hdr *h, const void *payload)
-{
-	memcpy(b, &h->magic, 4);
-	memcpy(b + 4, &h->type, 4);
-	memcpy(b + 8, &h->dev, 4);
-	memcpy(b + 12, &h->len, 4);
-	memcpy(b + 16, &h->val, 8);
-	memcpy(b + 24, &h->off, 8);
-	if (payload && h->len)
-		memcpy(b + 32, payload, h->len);
-	return 32 + h->len;
-}
-
-#define MAGIC 0x44524650U
-enum { T_FEED = 1, T_FAIL, T_END, T_TICK, T_DONE };
-
-static const struct {
-	const char *name;
-	struct hdr h;
-	size_t payload_len; /* bytes of payload actually given, when different */
-} bad_records[] = {
-	{ "magic", { 0x12345678U, T_TICK, 0, 0, 0, 0 }, 0 },
-	{ "type 0", { MAGIC, 0, 0, 0, 0, 0 }, 0 },
-	{ "type 9", { MAGIC, 9, 0, 0, 0, 0 }, 0 },
-	{ "feed dev", { MAGIC, T_FEED, 2, 0, 0, 0 }, 0 },
-	{ "fail dev", { MAGIC, T_FAIL, 7, 0, -EIO, 0 }, 0 },
-	{ "end dev", { MAGIC, T_END, 2, 40, 0, 0 }, 40 },
-	{ "feed too long", { MAGIC, T_FEED, 0, (uint32_t)PF_READER_FEED_MAX + 1, 0, 0 }, 0 },
-	{ "fail zero", { MAGIC, T_FAIL, 0, 0, 0, 0 }, 0 },
-	{ "fail no errno", { MAGIC, T_FAIL, 0, 0, -5000, 0 }, 0 },
-	{ "fail payload", { MAGIC, T_FAIL, 0, 4, -EIO, 0 }, 4 },
-	{ "end short", { MAGIC, T_END, 0, 39, 0, 0 }, 39 },
-	{ "end long", { MAGIC, T_END, 0, 40 + PF_DIAG_MSG_MAX, 0, 0 }, 40 + PF_DIAG_MSG_MAX },
-	{ "end positive", { MAGIC, T_END, 0, 40, 1, 0 }, 40 },
-	{ "end msg_len", { MAGIC, T_END, 0, 45, 0, 0 }, 45 },
-	{ "tick payload", { MAGIC, T_TICK, 0, 1, 0, 0 }, 1 },
-	{ "done short", { MAGIC, T_DONE, 0, 55, 0, 0 }, 55 },
-	{ "done positive", { MAGIC, T_DONE, 0, 56, 3, 0 }, 56 },
-};
-
-/* Two blank 1 MiB devices. */
-static void blank_rig(struct rig *r)
-{
-	rig_init(r, 2, 2, NULL, MIB);
-}
-
-START_TEST(test_bad_record)
-{
-	uint8_t payload[64 + PF_DIAG_MSG_MAX] = { 0 }, buf[128 + PF_DIAG_MSG_MAX];
-	struct pf_reader_replay *rp = NULL;
-	struct hdr h = bad_records[_i].h;
-	struct rig r;
-	size_t len;
-
-	blank_rig(&r);
-	ck_assert_int_eq(pf_reader_replay_new(r.t, r.n, &rp), 0);
-	h.len = bad_records[_i].h.len;
-	len = 32;
-	memcpy(buf, &h.magic, 4);
-	memcpy(buf + 4, &h.type, 4);
-	memcpy(buf + 8, &h.dev, 4);
-	memcpy(buf + 12, &h.len, 4);
-	memcpy(buf + 16, &h.val, 8);
-	memcpy(buf + 24, &h.off, 8);
-	memcpy(buf + 32, payload, bad_records[_i].payload_len);
-	len += bad_records[_i].payload_len;
-	ck_assert_msg(pf_reader_replay_push(rp, buf, len) == -EBADMSG, "%s accepted",
-		      bad_records[_i].name);
-	/* Nothing more is taken; every device fails with the caller's reason. */
-	ck_assert_int_eq(pf_reader_replay_push(rp, buf, 1), -EBADMSG);
-	ck_assert(!pf_reader_replay_complete(rp));
-	ck_assert_int_eq(pf_reader_replay_finish(rp, -EPROTO, "bad", NULL), 0);
-	for (size_t i = 0; i < r.n; i++) {
-		ck_assert_int_eq(r.t[i].status, -EPROTO);
-		ck_assert_str_eq(r.t[i].diag.msg, "bad, waiting for byte 0: device left out");
-	}
-	pf_reader_replay_free(rp);
-	rig_free(&r);
-}
-END_TEST
-
-START_TEST(test_stream_order)
-{
-	uint8_t end[40] = { 0 }, done[56] = { 0 }, buf[1024], zeros[8192] = { 0 };
-	struct pf_reader_replay *rp = NULL;
-	struct rig r;
-	size_t len = 0;
-
-	/* Device 0 ended, then a feed for it: the stream is not to be trusted. */
-	blank_rig(&r);
-	ck_assert_int_eq(pf_reader_replay_new(r.t, r.n, &rp), 0);
-	len += put_rec(buf + len, &(struct hdr){ MAGIC, T_END, 0, 40, -EIO, 0 }, end);
-	len += put_rec(buf + len, &(struct hdr){ MAGIC, T_FAIL, 0, 0, -EIO, 0 }, NULL);
-	ck_assert_int_eq(pf_reader_replay_push(rp, buf, len), -EBADMSG);
-	ck_assert_int_eq(r.t[0].status, -EIO);
-	pf_reader_replay_free(rp);
-	rig_free(&r);
-
-	/* Anything after the end record. */
-	blank_rig(&r);
-	ck_assert_int_eq(pf_reader_replay_new(r.t, r.n, &rp), 0);
-	len = put_rec(buf, &(struct hdr){ MAGIC, T_DONE, 0, 56, -ENOSYS, 0 }, done);
-	len += put_rec(buf + len, &(struct hdr){ MAGIC, T_TICK, 0, 0, 0, 0 }, NULL);
-	ck_assert_int_eq(pf_reader_replay_push(rp, buf, len), -EBADMSG);
-	ck_assert(pf_reader_replay_complete(rp));
-	ck_assert_int_eq(pf_reader_replay_finish(rp, -EPIPE, "gone", NULL), -ENOSYS);
-	pf_reader_replay_free(rp);
-	rig_free(&r);
-
-	/*
-	 * A feed at the wrong offset, then one longer than asked: those devices
-	 * alone fail, their later records are ignored; the stream goes on.
-	 */
-	rig_init(&r, 3, 3, NULL, MIB);
-	ck_assert_int_eq(pf_reader_replay_new(r.t, r.n, &rp), 0);
-	ck_assert_int_eq(pf_reader_replay_push(rp, buf,
-					       put_rec(buf, &(struct hdr){ MAGIC, T_FEED, 0, 16, 0,
-									  512 },
-						       zeros)),
-			 0);
-	{
-		uint8_t *big = calloc(1, 32 + 4609);
-
-		ck_assert_ptr_nonnull(big);
-		len = put_rec(big, &(struct hdr){ MAGIC, T_FEED, 1, 4609, 0, 0 }, zeros);
-		ck_assert_int_eq(pf_reader_replay_push(rp, big, len), 0);
-		free(big);
-	}
-	len = put_rec(buf, &(struct hdr){ MAGIC, T_FAIL, 0, 0, -EIO, 0 }, NULL);
-	len += put_rec(buf + len, &(struct hdr){ MAGIC, T_END, 0, 40, 0, 0 }, end);
-	len += put_rec(buf + len, &(struct hdr){ MAGIC, T_FAIL, 2, 0, -EIO, 0 }, NULL);
-	/* A fail for a probe that is done already does not fit either. */
-	len += put_rec(buf + len, &(struct hdr){ MAGIC, T_FAIL, 2, 0, -EIO, 0 }, NULL);
-	len += put_rec(buf + len, &(struct hdr){ MAGIC, T_DONE, 0, 56, 0, 0 }, done);
-	ck_assert_int_eq(pf_reader_replay_push(rp, buf, len), 0);
-	ck_assert_int_eq(pf_reader_replay_finish(rp, -EPIPE, "gone", NULL), 0);
-	ck_assert_int_eq(r.t[0].status, -EPROTO);
-	ck_assert_ptr_nonnull(strstr(r.t[0].diag.msg, "does not fit its probe at byte 512"));
-	ck_assert_int_eq(r.t[1].status, -EPROTO);
-	ck_assert_int_eq(r.t[2].status, -EPROTO);
-	ck_assert_int_eq(r.p[2].label_status, -EIO);
-	pf_reader_replay_free(rp);
-	rig_free(&r);
-}
-END_TEST
-
-START_TEST(test_truncated_stream)
-{
-	uint8_t *img = make_image(&L_BEYOND);
-	struct rig rec;
-	uint8_t *s;
-	size_t len, step;
-
-	/* Cut the stream anywhere: whoever has no end record is failed, the rest stands. */
-	rig_init(&rec, 4, 4, img, L_BEYOND.size);
-	rec.f->devs[2].eio_from = 4096 + 200 * KIB;
-	rec.f->devs[2].eio_to = 4096 + 201 * KIB;
-	s = record(&rec, &len);
-	step = len / 97 ? len / 97 : 1;
-	for (size_t cut = 0; cut < len; cut += step) {
-		struct pf_reader_replay *rp = NULL;
-		struct pf_aio_target *t;
-		struct pf_probe *p;
-		struct pf_aio_stats stats;
-
-		fresh_copy(&rec, &t, &p);
-		ck_assert_int_eq(pf_reader_replay_new(t, rec.n, &rp), 0);
-		ck_assert_int_eq(pf_reader_replay_push(rp, s, cut), 0);
-		ck_assert(!pf_reader_replay_complete(rp));
-		ck_assert_int_eq(pf_reader_replay_finish(rp, -EPIPE, "it died", &stats), 0);
-		ck_assert_uint_eq(stats.n_reads, 0);
-		for (size_t i = 0; i < rec.n; i++) {
-			if (t[i].status == -EPIPE) {
-				ck_assert_ptr_nonnull(strstr(t[i].diag.msg, "it died"));
-				ck_assert_ptr_nonnull(strstr(t[i].diag.msg, "device left out"));
-				continue;
-			}
-			ck_assert_int_eq(t[i].status, 0);
-			same_target(i, &rec.t[i], &t[i]);
-		}
-		pf_reader_replay_free(rp);
-		free_copy(rec.n, t, p);
-	}
-	free(s);
-	rig_free(&rec);
-	free(img);
-}
-END_TEST
-
-START_TEST(test_record_arguments)
+START_TEST(test_scan_arguments)
 {
 	struct pf_aio_target t[2] = { { .fd = 1000, .size_bytes = 4096, .lbs = 512 },
 				      { .fd = 1000, .size_bytes = 4096, .lbs = 512 } };
-	struct pf_probe p[2];
-	int fd = memfd_create("reader-test", MFD_CLOEXEC);
-	struct stat st;
 
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(pf_reader_record(t, 1, NULL, fd), -EINVAL); /* no probe */
-	ck_assert_int_eq(pf_reader_scan(t, 1, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(pf_reader_scan(t, 1, NULL, NULL), -EINVAL); /* no probe */
 	ck_assert_int_eq(pf_reader_scan(NULL, 1, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(pf_reader_scan(t, PF_AIO_TARGETS_MAX + 1, NULL, NULL), -E2BIG);
-	pf_probe_init(&p[0], 4096);
-	pf_probe_init(&p[1], 4096);
-	t[0].probe = &p[0];
-	t[1].probe = &p[1];
-	/* Completions of two targets on one descriptor could not be told apart. */
-	ck_assert_int_eq(pf_reader_record(t, 2, NULL, fd), -EINVAL);
-	ck_assert_int_eq(fstat(fd, &st), 0);
-	ck_assert_int_eq(st.st_size, 0);
 	ck_assert_int_eq(pf_reader_scan(t, 0, NULL, NULL), 0);
-	(void)close(fd);
-	pf_probe_release(&p[0]);
-	pf_probe_release(&p[1]);
 }
 END_TEST
 
 /* ---- the forked reader ---- */
-
-static uint64_t ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (uint64_t)(t1.tv_sec - t0->tv_sec) * 1000U +
-	       (uint64_t)((t1.tv_nsec - t0->tv_nsec) / 1000000L);
-}
 
 static void assert_no_child(void)
 {
@@ -708,7 +70,7 @@ START_TEST(test_fork_matches_scan)
 	for (size_t i = 0; i < ref.n; i++)
 		same_target(i, &ref.t[i], &fk.t[i]);
 	same_stats(&ref.stats, &fk.stats);
-	/* Every read was made in the reader: this engine saw none. */
+	/* Every read was made in the reader: this backend saw none. */
 	ck_assert_uint_eq(fk.f->n_submit_calls, 0);
 	assert_no_child();
 	rig_free(&ref);
@@ -751,12 +113,12 @@ START_TEST(test_fork_hang_costs_timeout)
 END_TEST
 
 /*
- * An engine around the fake one, for the reader's process: it can die, go
+ * A backend around the fake one, for the reader's process: it can die, go
  * silent, or check what the reader holds, and says so through what it reads.
  */
-struct probe_engine {
-	struct pf_io_engine e;
-	struct pf_fake_engine *f;
+struct probe_backend {
+	struct pf_io_backend b;
+	struct pf_fake_backend *f;
 	pid_t caller;
 	enum { PE_PLAIN, PE_DIE_AT_START, PE_DIE_AFTER_ONE, PE_SILENT, PE_CHECK_FDS } mode;
 	int secret_fd;	   /* PE_CHECK_FDS: must be closed in the reader */
@@ -764,18 +126,18 @@ struct probe_engine {
 	unsigned n_waits;
 };
 
-static struct probe_engine *to_pe(struct pf_io_engine *e)
+static struct probe_backend *to_pe(struct pf_io_backend *b)
 {
-	return (struct probe_engine *)(void *)((char *)e - offsetof(struct probe_engine, e));
+	return container_of(b, struct probe_backend, b);
 }
 
-static bool in_reader(const struct probe_engine *pe)
+static bool in_reader(const struct probe_backend *pe)
 {
 	return getpid() != pe->caller;
 }
 
 /* In the reader: only the devices' descriptors (none here), the pipe, and /dev/null as 0-2. */
-static bool reader_holds_nothing(const struct probe_engine *pe)
+static bool reader_holds_nothing(const struct probe_backend *pe)
 {
 	struct stat st;
 
@@ -787,19 +149,19 @@ static bool reader_holds_nothing(const struct probe_engine *pe)
 	return true;
 }
 
-static int pe_submit(struct pf_io_engine *e, struct pf_io_req *const *reqs, unsigned n)
+static int pe_submit(struct pf_io_backend *b, struct pf_io_req *const *reqs, unsigned n)
 {
-	struct probe_engine *pe = to_pe(e);
+	struct probe_backend *pe = to_pe(b);
 
 	if (pe->mode == PE_DIE_AT_START && in_reader(pe))
 		_exit(7);
-	return pe->f->e.ops->submit(&pe->f->e, reqs, n);
+	return pe->f->b.ops->submit(&pe->f->b, reqs, n);
 }
 
-static int pe_wait(struct pf_io_engine *e, unsigned min_nr, unsigned max,
+static int pe_wait(struct pf_io_backend *b, unsigned min_nr, unsigned max,
 		   const struct timespec *timeout, struct pf_io_event *ret)
 {
-	struct probe_engine *pe = to_pe(e);
+	struct probe_backend *pe = to_pe(b);
 	int r;
 
 	pe->n_waits++;
@@ -811,45 +173,45 @@ static int pe_wait(struct pf_io_engine *e, unsigned min_nr, unsigned max,
 
 		(void)nanosleep(&ts, NULL);
 	}
-	r = pe->f->e.ops->wait(&pe->f->e, min_nr, max, timeout, ret);
+	r = pe->f->b.ops->wait(&pe->f->b, min_nr, max, timeout, ret);
 	if (pe->mode == PE_CHECK_FDS && !reader_holds_nothing(pe))
 		for (int k = 0; k < r; k++)
 			ret[k].res = -EBADFD;
-	e->stuck = pe->f->e.stuck;
+	b->stuck = pe->f->b.stuck;
 	return r;
 }
 
-static void pe_abandon(struct pf_io_engine *e, struct pf_io_req *req)
+static void pe_abandon(struct pf_io_backend *b, struct pf_io_req *req)
 {
-	struct probe_engine *pe = to_pe(e);
+	struct probe_backend *pe = to_pe(b);
 
-	pe->f->e.ops->abandon(&pe->f->e, req);
-	e->stuck = pe->f->e.stuck;
+	pe->f->b.ops->abandon(&pe->f->b, req);
+	b->stuck = pe->f->b.stuck;
 }
 
-static void pe_destroy(struct pf_io_engine *e)
+static void pe_destroy(struct pf_io_backend *b)
 {
-	(void)e;
+	(void)b;
 }
 
-static const struct pf_io_engine_ops pe_ops = { pe_submit, pe_wait, pe_abandon, pe_destroy };
+static const struct pf_io_backend_ops pe_ops = { pe_submit, pe_wait, pe_abandon, pe_destroy };
 
-static void pe_init(struct probe_engine *pe, struct rig *r, int mode)
+static void pe_init(struct probe_backend *pe, struct rig *r, int mode)
 {
 	memset(pe, 0, sizeof(*pe));
-	pe->e.ops = &pe_ops;
-	pe->e.depth = r->f->e.depth;
+	pe->b.ops = &pe_ops;
+	pe->b.depth = r->f->b.depth;
 	pe->f = r->f;
 	pe->caller = getpid();
 	pe->mode = mode;
 	pe->secret_fd = -1;
-	r->opts.engine = &pe->e;
+	r->opts.backend = &pe->b;
 }
 
 START_TEST(test_fork_reader_dies_at_start)
 {
 	uint8_t *img = make_image(&L_BASIC);
-	struct probe_engine pe;
+	struct probe_backend pe;
 	struct rig r;
 
 	/* Nothing came: the devices are read here instead. */
@@ -870,7 +232,7 @@ END_TEST
 START_TEST(test_fork_reader_dies_midway)
 {
 	uint8_t *img = make_image(&L_BASIC);
-	struct probe_engine pe;
+	struct probe_backend pe;
 	unsigned n_ok = 0, n_dead = 0;
 	struct rig r;
 
@@ -902,7 +264,7 @@ END_TEST
 START_TEST(test_fork_reader_silent)
 {
 	uint8_t *img = make_image(&L_BASIC);
-	struct probe_engine pe;
+	struct probe_backend pe;
 	struct timespec t0;
 	struct rig r;
 	uint64_t ms;
@@ -935,7 +297,7 @@ END_TEST
 START_TEST(test_fork_reader_holds_nothing)
 {
 	uint8_t *img = make_image(&L_BASIC);
-	struct probe_engine pe;
+	struct probe_backend pe;
 	int p[2];
 	struct rig r;
 
@@ -1243,20 +605,12 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("reader");
-	TCase *tc = tcase_create("record and replay");
 	TCase *tf = tcase_create("forked reader");
 	TCase *tp = tcase_create("by path");
 
-	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, test_record_replay_matches_scan, 0, (int)ARRAY_SIZE(scenarios));
-	tcase_add_loop_test(tc, test_bad_record, 0, (int)ARRAY_SIZE(bad_records));
-	tcase_add_test(tc, test_stream_order);
-	tcase_add_test(tc, test_truncated_stream);
-	tcase_add_test(tc, test_record_arguments);
-	suite_add_tcase(s, tc);
-
 	tcase_set_timeout(tf, 60);
-	tcase_add_loop_test(tf, test_fork_matches_scan, 0, (int)ARRAY_SIZE(scenarios));
+	tcase_add_test(tf, test_scan_arguments);
+	tcase_add_loop_test(tf, test_fork_matches_scan, 0, (int)n_scenarios);
 	tcase_add_test(tf, test_fork_hang_costs_timeout);
 	tcase_add_test(tf, test_fork_reader_dies_at_start);
 	tcase_add_test(tf, test_fork_reader_dies_midway);

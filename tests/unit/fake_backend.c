@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The scripted I/O engine for test_aio: real time, in-memory devices, injected failures. */
+/* The scripted I/O backend of the scan tests: real time, in-memory devices, injected failures. */
 #include "config.h"
 
 #include <errno.h>
@@ -7,10 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "fake_engine.h"
-
-#define NSEC_PER_SEC 1000000000ULL
-#define NSEC_PER_MSEC 1000000ULL
+#include "base/clock.h"
+#include "base/macro.h"
+#include "fake_backend.h"
 
 struct pf_fake_io {
 	struct pf_io_req *req;
@@ -20,29 +19,21 @@ struct pf_fake_io {
 	bool abandoned;
 };
 
-static struct pf_fake_engine *to_fake(struct pf_io_engine *e)
+static struct pf_fake_backend *to_fake(struct pf_io_backend *b)
 {
-	return (struct pf_fake_engine *)(void *)((char *)e - offsetof(struct pf_fake_engine, e));
+	return container_of(b, struct pf_fake_backend, b);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
-static struct pf_fake_dev *dev_of(struct pf_fake_engine *f, int fd)
+static struct pf_fake_dev *dev_of(struct pf_fake_backend *f, int fd)
 {
 	if (fd < PF_FAKE_FD_BASE || (size_t)(fd - PF_FAKE_FD_BASE) >= f->n_devs)
 		return NULL;
 	return &f->devs[fd - PF_FAKE_FD_BASE];
 }
 
-static int fake_submit(struct pf_io_engine *e, struct pf_io_req *const *reqs, unsigned n)
+static int fake_submit(struct pf_io_backend *b, struct pf_io_req *const *reqs, unsigned n)
 {
-	struct pf_fake_engine *f = to_fake(e);
+	struct pf_fake_backend *f = to_fake(b);
 	unsigned i;
 
 	f->n_submit_calls++;
@@ -55,7 +46,7 @@ static int fake_submit(struct pf_io_engine *e, struct pf_io_req *const *reqs, un
 		struct pf_fake_io *io;
 		int err = !dev ? -EBADF : dev->submit_err;
 
-		if (f->in_flight >= e->depth) {
+		if (f->in_flight >= b->depth) {
 			f->n_over_depth++;
 			err = -EAGAIN;
 		}
@@ -65,7 +56,7 @@ static int fake_submit(struct pf_io_engine *e, struct pf_io_req *const *reqs, un
 		*io = (struct pf_fake_io){
 			.req = reqs[i],
 			.dev = dev,
-			.ready_ns = now_ns() + dev->delay_ms * NSEC_PER_MSEC,
+			.ready_ns = pf_now_ns() + dev->delay_ms * NSEC_PER_MSEC,
 			.hang = reqs[i]->off + reqs[i]->len > dev->hang_from,
 		};
 		f->in_flight++;
@@ -116,31 +107,31 @@ static void record(struct pf_fake_dev *dev, struct pf_io_req *req, int64_t res)
 	dev->n_reads++;
 }
 
-static void remove_io(struct pf_fake_engine *f, unsigned i)
+static void remove_io(struct pf_fake_backend *f, unsigned i)
 {
 	memmove(&f->io[i], &f->io[i + 1], (f->n_io - i - 1) * sizeof(*f->io));
 	f->n_io--;
 }
 
-static int fake_wait(struct pf_io_engine *e, unsigned min_nr, unsigned max,
+static int fake_wait(struct pf_io_backend *b, unsigned min_nr, unsigned max,
 		     const struct timespec *timeout, struct pf_io_event *ret)
 {
-	struct pf_fake_engine *f = to_fake(e);
+	struct pf_fake_backend *f = to_fake(b);
 	uint64_t deadline = UINT64_MAX;
 	unsigned n = 0;
 
 	f->n_wait_calls++;
-	if (f->in_flight < e->depth)
+	if (f->in_flight < b->depth)
 		f->n_waits_not_full++;
 	if (f->eintr_every && f->n_wait_calls % f->eintr_every == 0)
 		return -EINTR;
 	if (f->max_per_wait && max > f->max_per_wait)
 		max = f->max_per_wait;
 	if (timeout)
-		deadline = now_ns() + (uint64_t)timeout->tv_sec * NSEC_PER_SEC +
+		deadline = pf_now_ns() + (uint64_t)timeout->tv_sec * NSEC_PER_SEC +
 			   (uint64_t)timeout->tv_nsec;
 	for (;;) {
-		uint64_t now = now_ns(), wake = UINT64_MAX;
+		uint64_t now = pf_now_ns(), wake = UINT64_MAX;
 		struct timespec ts;
 
 		for (unsigned i = 0; i < f->n_io && n < max;) {
@@ -166,59 +157,58 @@ static int fake_wait(struct pf_io_engine *e, unsigned min_nr, unsigned max,
 			wake = deadline;
 		if (wake == UINT64_MAX)
 			return -EDEADLK; /* would wait forever: a test bug */
-		ts.tv_sec = (time_t)(wake / NSEC_PER_SEC);
-		ts.tv_nsec = (long)(wake % NSEC_PER_SEC);
+		ts = pf_timespec_from_ns(wake);
 		(void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 	}
 }
 
-static void fake_abandon(struct pf_io_engine *e, struct pf_io_req *req)
+static void fake_abandon(struct pf_io_backend *b, struct pf_io_req *req)
 {
-	struct pf_fake_engine *f = to_fake(e);
+	struct pf_fake_backend *f = to_fake(b);
 
 	for (unsigned i = 0; i < f->n_io; i++) {
 		if (f->io[i].req == req && !f->io[i].abandoned) {
-			/* Nothing will ever write into it here; a real engine must keep it. */
+			/* Nothing will ever write into it here; a real backend must keep it. */
 			free(req->buf);
 			f->io[i].abandoned = true;
 			f->io[i].req = NULL;
 			f->n_abandoned++;
-			e->stuck++;
+			b->stuck++;
 			return;
 		}
 	}
 }
 
-static void fake_destroy(struct pf_io_engine *e)
+static void fake_destroy(struct pf_io_backend *b)
 {
-	struct pf_fake_engine *f = to_fake(e);
+	struct pf_fake_backend *f = to_fake(b);
 
 	free(f->io);
 	free(f->devs);
 	free(f);
 }
 
-static const struct pf_io_engine_ops fake_ops = {
+static const struct pf_io_backend_ops fake_ops = {
 	.submit = fake_submit,
 	.wait = fake_wait,
 	.abandon = fake_abandon,
 	.destroy = fake_destroy,
 };
 
-int pf_fake_engine_new(size_t n_devs, unsigned depth, struct pf_fake_engine **ret)
+int pf_fake_backend_new(size_t n_devs, unsigned depth, struct pf_fake_backend **ret)
 {
-	struct pf_fake_engine *f = calloc(1, sizeof(*f));
+	struct pf_fake_backend *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return -ENOMEM;
-	f->e.ops = &fake_ops;
-	f->e.depth = depth;
+	f->b.ops = &fake_ops;
+	f->b.depth = depth;
 	f->n_devs = n_devs;
 	f->devs = calloc(n_devs ? n_devs : 1, sizeof(*f->devs));
 	/* Room for every read ever in flight: abandoned ones stay listed. */
 	f->io = calloc(depth ? depth : 1, sizeof(*f->io));
 	if (!f->devs || !f->io) {
-		fake_destroy(&f->e);
+		fake_destroy(&f->b);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n_devs; i++) {
@@ -229,8 +219,8 @@ int pf_fake_engine_new(size_t n_devs, unsigned depth, struct pf_fake_engine **re
 	return 0;
 }
 
-void pf_fake_engine_free(struct pf_fake_engine *f)
+void pf_fake_backend_free(struct pf_fake_backend *f)
 {
 	if (f)
-		fake_destroy(&f->e);
+		fake_destroy(&f->b);
 }

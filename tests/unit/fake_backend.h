@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A scripted I/O engine for the async scan's tests: in-memory devices that can
+ * A scripted I/O backend for the async scan's tests: in-memory devices that can
  * fail with EIO, read short, answer late or never, refuse submissions, and
  * insist on O_DIRECT alignment; it records what was read and how the window
  * was used (in flight at each wait, most in flight, overlapping reads).
  */
-#ifndef PF_TEST_FAKE_ENGINE_H
-#define PF_TEST_FAKE_ENGINE_H
+#ifndef PF_TEST_FAKE_BACKEND_H
+#define PF_TEST_FAKE_BACKEND_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "io/ioengine.h"
+#include "io/backend.h"
 
 /* Device i answers reads on fd PF_FAKE_FD_BASE + i. */
 #define PF_FAKE_FD_BASE 1000
@@ -26,7 +26,7 @@ struct pf_fake_read {
 };
 
 struct pf_fake_dev {
-	/* Behaviour, set by the test (pf_fake_engine_new sets "nothing special"). */
+	/* Behaviour, set by the test (pf_fake_backend_new sets "nothing special"). */
 	const uint8_t *data; /* size bytes; NULL reads as zeros */
 	uint64_t size;
 	unsigned lbs;	     /* nonzero: O_DIRECT rules, misaligned reads fail -EINVAL */
@@ -45,8 +45,8 @@ struct pf_fake_dev {
 
 struct pf_fake_io;
 
-struct pf_fake_engine {
-	struct pf_io_engine e;
+struct pf_fake_backend {
+	struct pf_io_backend b;
 	struct pf_fake_dev *devs;
 	size_t n_devs;
 	/* Behaviour. */
@@ -67,7 +67,7 @@ struct pf_fake_engine {
 	uint64_t seq;
 };
 
-int pf_fake_engine_new(size_t n_devs, unsigned depth, struct pf_fake_engine **ret);
-void pf_fake_engine_free(struct pf_fake_engine *f);
+int pf_fake_backend_new(size_t n_devs, unsigned depth, struct pf_fake_backend **ret);
+void pf_fake_backend_free(struct pf_fake_backend *f);
 
-#endif /* PF_TEST_FAKE_ENGINE_H */
+#endif /* PF_TEST_FAKE_BACKEND_H */
