@@ -35,7 +35,7 @@ struct pf_opts {
 	const char *devicesfile; /* --devicesfile, NULL when absent */
 	unsigned timeout_s;	 /* --timeout, 0 = lvm.conf / default */
 	bool no_coalesce;	 /* --nocoalesce: act alone, as lvm2's pvscan does */
-	bool background;	 /* -b: a leader leaves its caller (see front.c) */
+	bool background;	 /* -b: a leader leaves its caller (see pvscan-fast.c) */
 	const char *driverloaded; /* --driverloaded value, passed on to lvm2 */
 	bool driverloaded_no;	  /* --driverloaded n: no device-mapper calls (lvm2 activates) */
 	/* devices */
@@ -61,14 +61,11 @@ void pf_cmd_opts_release(struct pf_opts *o);
 /*
  * The forms whose invocations coalesce: --cache with devices, plain or -aay, and the udev
  * form --cache --listvg --checkcomplete --udevoutput. A follower records its devices and
- * leaves; see lib/coalesce.h.
+ * leaves; see lib/state/coalesce.h.
  */
 bool pf_cmd_coalesces(const struct pf_opts *o);
 /* The PF_PENDING_* flags an invocation's entries carry. */
 unsigned pf_cmd_pending_flags(const struct pf_opts *o);
-
-/* lvm2's log_print: stdout, two leading spaces; silenced entirely by --udevoutput. */
-void pf_cmd_out(const struct pf_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The engine's modes (pvscan-fast-engine; the command execs it unless it is a follower). */
 int pf_cmd_dump(const struct pf_opts *o);

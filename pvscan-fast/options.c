@@ -2,7 +2,6 @@
 /* Option parsing with pvscan's command forms, shared by the command and its engine. */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -13,6 +12,7 @@
 #include "cmd.h"
 #include "state/coalesce.h"
 #include "base/log.h"
+#include "base/strutil.h"
 
 /*
  * Every option pvscan's --cache forms accept, in lvm2's args.h order, so
@@ -219,21 +219,6 @@ static int reject_option(const struct pf_opts *o, const struct parse *ps, enum o
 	return PF_EXIT_USAGE;
 }
 
-static bool parse_ulong(const char *s, unsigned long max, unsigned long *ret)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > max)
-		return false;
-	*ret = v;
-	return true;
-}
-
 /* Pick the command form lvm2 would match: all required options present, most of them wins. */
 static int check_form(const struct pf_opts *o, const struct parse *ps, size_t n_pos,
 		      char **pos)
@@ -321,7 +306,7 @@ static void strip_option_hyphens(int argc, char **argv)
 
 static int parse_args(int argc, char **argv, struct pf_opts *o, struct parse *ps)
 {
-	unsigned long v;
+	uint64_t v;
 	int c;
 
 	/* getopt names the program by argv[0]; lvm2's say "pvscan" however it was run. */
@@ -391,7 +376,7 @@ static int parse_args(int argc, char **argv, struct pf_opts *o, struct parse *ps
 			o->config[o->n_config++] = optarg;
 			break;
 		case O_TIMEOUT:
-			if (!parse_ulong(optarg, 86400, &v) || v == 0) {
+			if (pf_parse_u64(optarg, 86400, &v) < 0 || v == 0) {
 				pf_err("  Invalid --timeout %s: give seconds, 1 to 86400.", optarg);
 				return PF_EXIT_USAGE;
 			}
@@ -399,7 +384,7 @@ static int parse_args(int argc, char **argv, struct pf_opts *o, struct parse *ps
 			break;
 		case O_MAJOR:
 		case O_MINOR:
-			if (!parse_ulong(optarg, INT_MAX, &v)) {
+			if (pf_parse_u64(optarg, INT_MAX, &v) < 0) {
 				pf_err("  Invalid argument for --%s: %s", opt_name(id), optarg);
 				return PF_EXIT_USAGE;
 			}

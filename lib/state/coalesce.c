@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +16,12 @@
 
 #include "state/coalesce.h"
 #include "base/fileio.h"
+#include "base/grow.h"
 #include "base/inject.h"
 #include "base/log.h"
 #include "base/paths.h"
+#include "base/strutil.h"
+#include "format/names.h"
 
 #define DIR_MODE 0700
 #define FILE_MODE 0600
@@ -25,7 +29,6 @@
 #define SCANNED_FILE "scanned"
 #define SCANNED_TMP "scanned.tmp"
 #define SCANNED_LINE_MAX 64U
-#define VG_NAME_MAX 127U /* lvm2's NAME_LEN less its NUL */
 
 static const char *const queue_dirs[] = { "pending", "inflight", "activate" };
 
@@ -133,27 +136,18 @@ void pf_coalesce_format_entry(char *buf, size_t size, unsigned major, unsigned m
 		       flags & PF_PENDING_ACTIVATE ? "a" : "-", seqnum);
 }
 
-static bool parse_uint(const char **s, unsigned long long max, unsigned long long *ret)
+/* A number as we write it: no leading zero, so that a queue entry has one name only. */
+static bool parse_uint(const char **s, uint64_t max, uint64_t *ret)
 {
-	unsigned long long v = 0;
-	const char *p = *s;
-
-	if (*p < '0' || *p > '9' || (p[0] == '0' && p[1] >= '0' && p[1] <= '9'))
+	if ((*s)[0] == '0' && (*s)[1] >= '0' && (*s)[1] <= '9')
 		return false;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (v > (max - (unsigned)(*p - '0')) / 10U)
-			return false;
-		v = v * 10U + (unsigned)(*p - '0');
-	}
-	*s = p;
-	*ret = v;
-	return true;
+	return pf_scan_u64(s, max, ret) == 0;
 }
 
 int pf_coalesce_parse_entry(const char *name, unsigned *ret_major, unsigned *ret_minor,
 			    unsigned *ret_flags, unsigned long long *ret_seqnum)
 {
-	unsigned long long maj, min, seq;
+	uint64_t maj, min, seq;
 	unsigned flags;
 	const char *p = name;
 
@@ -167,7 +161,7 @@ int pf_coalesce_parse_entry(const char *name, unsigned *ret_major, unsigned *ret
 	else
 		return -EINVAL;
 	p++;
-	if (*p++ != ',' || !parse_uint(&p, ULLONG_MAX, &seq) || *p)
+	if (*p++ != ',' || !parse_uint(&p, UINT64_MAX, &seq) || *p)
 		return -EINVAL;
 	*ret_major = (unsigned)maj;
 	*ret_minor = (unsigned)min;
@@ -368,17 +362,13 @@ bool pf_coalesce_has_pending(struct pf_coalesce *c)
 
 static int add_taken(struct pf_coalesce *c, const char *name)
 {
+	int r;
+
 	if (c->n_taken >= PF_COALESCE_TAKE_MAX)
 		return 1;
-	if (c->n_taken == c->cap_taken) {
-		size_t cap = c->cap_taken ? c->cap_taken * 2 : 64;
-		void *n = realloc(c->taken, cap * sizeof(*c->taken));
-
-		if (!n)
-			return -ENOMEM;
-		c->taken = n;
-		c->cap_taken = cap;
-	}
+	r = pf_grow(&c->taken, &c->cap_taken, c->n_taken + 1, PF_COALESCE_TAKE_MAX);
+	if (r < 0)
+		return r;
 	(void)snprintf(c->taken[c->n_taken++], ENTRY_NAME_MAX, "%s", name);
 	return 0;
 }
@@ -529,7 +519,7 @@ static unsigned long long uevent_seqnum(const struct pf_coalesce *c)
 {
 	_cleanup_free_ char *path = NULL, *text = NULL;
 	const char *p;
-	unsigned long long v;
+	uint64_t v;
 	size_t len;
 
 	if (!c->sys_dir || asprintf(&path, "%s/kernel/uevent_seqnum", c->sys_dir) < 0)
@@ -537,7 +527,7 @@ static unsigned long long uevent_seqnum(const struct pf_coalesce *c)
 	if (pf_read_file_at(AT_FDCWD, path, 32, &text, &len) < 0)
 		return 0;
 	p = text;
-	if (!parse_uint(&p, ULLONG_MAX, &v) || (*p && *p != '\n'))
+	if (!parse_uint(&p, UINT64_MAX, &v) || (*p && *p != '\n'))
 		return 0;
 	return v;
 }
@@ -557,7 +547,7 @@ static int scanned_load(struct pf_coalesce *c)
 	if (r < 0)
 		return r;
 	for (char *line = text, *nl; *line; line = nl + 1) {
-		unsigned long long maj, min, flags, seq;
+		uint64_t maj, min, flags, seq;
 		const char *p = line;
 		struct pf_scanned *s;
 
@@ -568,7 +558,7 @@ static int scanned_load(struct pf_coalesce *c)
 		if (!parse_uint(&p, UINT_MAX, &maj) || *p++ != ':' ||
 		    !parse_uint(&p, UINT_MAX, &min) || *p++ != ' ' ||
 		    !parse_uint(&p, UINT_MAX, &flags) || *p++ != ' ' ||
-		    !parse_uint(&p, ULLONG_MAX, &seq) || *p) {
+		    !parse_uint(&p, UINT64_MAX, &seq) || *p) {
 			c->n_scanned = 0; /* damaged: as if absent, the next round is a full scan */
 			return 0;
 		}
@@ -619,6 +609,7 @@ int pf_coalesce_note_read(struct pf_coalesce *c, unsigned major, unsigned minor,
 {
 	struct pf_scanned *s = scanned_find(c, major, minor);
 	size_t at;
+	int r;
 
 	if (s) {
 		s->flags = flags;
@@ -627,15 +618,9 @@ int pf_coalesce_note_read(struct pf_coalesce *c, unsigned major, unsigned minor,
 	}
 	if (c->n_scanned >= PF_COALESCE_SCANNED_MAX)
 		return 0; /* not noting it only costs a read later */
-	if (c->n_scanned == c->cap_scanned) {
-		size_t cap = c->cap_scanned ? c->cap_scanned * 2 : 256;
-		void *n = realloc(c->scanned, cap * sizeof(*c->scanned));
-
-		if (!n)
-			return -ENOMEM;
-		c->scanned = n;
-		c->cap_scanned = cap;
-	}
+	r = pf_grow(&c->scanned, &c->cap_scanned, c->n_scanned + 1, PF_COALESCE_SCANNED_MAX);
+	if (r < 0)
+		return r;
 	/* Kept in devno order for scanned_find(); a full scan notes them in lvm2's order. */
 	at = c->n_scanned;
 	while (at > 0 && (c->scanned[at - 1].major > major ||
@@ -660,11 +645,10 @@ void pf_coalesce_note_gone(struct pf_coalesce *c, unsigned major, unsigned minor
 	c->n_scanned--;
 }
 
+/* An activate/ entry is named by its VG: lvm2's names are safe file names ("." and ".." not). */
 static bool vgname_ok(const char *vgname)
 {
-	size_t len = strlen(vgname);
-
-	return len > 0 && len <= VG_NAME_MAX && vgname[0] != '.' && !strchr(vgname, '/');
+	return pf_name_is_valid(vgname, strlen(vgname));
 }
 
 int pf_coalesce_activation_begin(struct pf_coalesce *c, const char *vgname)
@@ -730,27 +714,22 @@ static int claim_journal_entry(struct pf_coalesce *c, const char *vgname)
 }
 
 struct vg_names {
-	char (*v)[VG_NAME_MAX + 1];
+	char (*v)[PF_NAME_MAX + 1];
 	size_t n, cap;
 };
 
 static int collect_vg_name(void *arg, const char *name)
 {
 	struct vg_names *names = arg;
+	int r;
 
 	if (!vgname_ok(name))
 		return 0;
 	if (names->n >= PF_COALESCE_TAKE_MAX)
 		return 1;
-	if (names->n == names->cap) {
-		size_t cap = names->cap ? names->cap * 2 : 16;
-		void *m = realloc(names->v, cap * sizeof(*names->v));
-
-		if (!m)
-			return -ENOMEM;
-		names->v = m;
-		names->cap = cap;
-	}
+	r = pf_grow(&names->v, &names->cap, names->n + 1, PF_COALESCE_TAKE_MAX);
+	if (r < 0)
+		return r;
 	memcpy(names->v[names->n++], name, strlen(name) + 1); /* vgname_ok: fits */
 	return 0;
 }

@@ -876,22 +876,27 @@ START_TEST(test_lead_recovers_activations)
 {
 	struct pf_coalesce c;
 	struct fake f = { 0 }, g = { 0 };
-	bool seen1 = false, seen2 = false;
+	bool seen1 = false, seen2 = false, seen_dot = false;
 
 	open_c(&c);
 	boot_scan(&c);
 	put(qp("activate/vg1"), "");
 	put(qp("activate/vg_two"), "");
-	put(qp("activate/.hidden"), "");
+	put(qp("activate/.vg"), "");
+	/* not a name lvm2 gives a VG: not an entry of ours */
+	put(qp("activate/-junk"), "");
 	ck_assert_int_eq(pf_coalesce_record(&c, 8, 0, PF_PENDING_ACTIVATE, 1), 0);
 	lead_ok(&c, false, &f);
-	ck_assert_uint_eq(f.n_vgs, 2);
+	ck_assert_uint_eq(f.n_vgs, 3);
 	for (unsigned i = 0; i < f.n_vgs; i++) {
 		ck_assert_uint_eq(f.vg_after_rounds[i], 0);
 		seen1 |= !strcmp(f.vgs[i], "vg1");
 		seen2 |= !strcmp(f.vgs[i], "vg_two");
+		seen_dot |= !strcmp(f.vgs[i], ".vg");
 	}
-	ck_assert(seen1 && seen2);
+	ck_assert(seen1 && seen2 && seen_dot);
+	ck_assert(!exists(qp("activate/.vg")));
+	ck_assert(exists(qp("activate/-junk")));
 	ck_assert_uint_eq(f.n_rounds, 1);
 	ck_assert(!exists(qp("activate/vg1")));
 	ck_assert(!exists(qp("activate/vg_two")));
@@ -1152,7 +1157,7 @@ END_TEST
 
 START_TEST(test_activation_journal)
 {
-	static const char *const bad[] = { "", ".", "..", ".x", "a/b", "/", "vg/" };
+	static const char *const bad[] = { "", ".", "..", "-vg", "a/b", "/", "vg/", "v g" };
 	struct pf_coalesce c;
 	char longname[129];
 
@@ -1187,6 +1192,24 @@ START_TEST(test_activation_journal)
 	/* end without a begin in this process: nothing happens */
 	open_c(&c);
 	pf_coalesce_activation_end(&c, "vg1");
+	pf_coalesce_close(&c);
+}
+END_TEST
+
+/* lvm2 lets a VG name start with '.': its activation is journaled like any other. */
+START_TEST(test_activation_journal_leading_dot)
+{
+	struct pf_coalesce c;
+
+	open_c(&c);
+	ck_assert_int_eq(pf_coalesce_activation_begin(&c, ".vg"), 0);
+	ck_assert(exists(qp("activate/.vg")));
+	ck_assert_int_eq(pf_coalesce_activation_hold(&c, ".vg"), 0);
+	ck_assert_int_ge(c.held_fd, 0);
+	pf_coalesce_activation_end(&c, ".vg");
+	ck_assert(!exists(qp("activate/.vg")));
+	ck_assert_int_lt(c.held_fd, 0);
+	ck_assert_int_eq(pf_coalesce_activation_begin(&c, ".."), -EINVAL);
 	pf_coalesce_close(&c);
 }
 END_TEST
@@ -1230,6 +1253,7 @@ static Suite *make_suite(void)
 	tcase_add_test(files, test_lock);
 	tcase_add_test(files, test_adopt_lock);
 	tcase_add_test(files, test_activation_journal);
+	tcase_add_test(files, test_activation_journal_leading_dot);
 	tcase_add_test(files, test_has_pending);
 	suite_add_tcase(s, files);
 

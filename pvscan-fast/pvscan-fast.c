@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "state/coalesce.h"
 #include "base/log.h"
 #include "base/paths.h"
+#include "base/strutil.h"
 #include "config/settings.h"
 
 #define ENGINE_NAME "pvscan-fast-engine"
@@ -72,16 +74,14 @@ static _Noreturn void exec_engine(char **argv)
 static unsigned long long event_seqnum(const struct pf_opts *o, unsigned major, unsigned minor)
 {
 	const char *seq = getenv("SEQNUM"), *maj = getenv("MAJOR"), *min = getenv("MINOR");
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
 	if (o->n_devs != 1 || !getenv("ACTION") || !seq || !maj || !min)
 		return 0;
-	if (strtoul(maj, &end, 10) != major || *end || strtoul(min, &end, 10) != minor || *end)
+	if (pf_parse_u64(maj, UINT_MAX, &v) < 0 || v != major ||
+	    pf_parse_u64(min, UINT_MAX, &v) < 0 || v != minor)
 		return 0;
-	errno = 0;
-	v = strtoull(seq, &end, 10);
-	return errno || *end || seq[0] == '-' ? 0 : v;
+	return pf_parse_u64(seq, UINT64_MAX, &v) < 0 ? 0 : v;
 }
 
 /* A device argument as a devno; -ENODEV when the engine must say what is wrong with it. */

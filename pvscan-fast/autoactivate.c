@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Autoactivation of the VGs a scan found complete: claim each (vgs_online), then activate it
- * natively through lib/activate.c, or hand it to lvm2 (`lvm vgchange -aay --autoactivation
- * event VG`), several at once; print lvm2's lines, or with --dry-run what would be loaded.
+ * Autoactivation of the VGs claimed complete: activate each natively through
+ * lib/activate/vgactivate.c, or hand it to lvm2 (`lvm vgchange -aay --autoactivation event
+ * VG`), several at once; report.c prints lvm2's lines, or with --dry-run what would be loaded.
  */
 #include "config.h"
 
@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 #include "activate/vgactivate.h"
-#include "activation.h"
+#include "autoactivate.h"
+#include "report.h"
 #include "base/log.h"
 #include "state/state.h"
 #include "format/vg.h"
@@ -27,10 +28,6 @@ extern char **environ;
 #define NATIVE_BATCH_MAX 128U
 /* lvm2 processes activating VGs at the same time. */
 #define DELEGATE_PARALLEL 4U
-
-#define PVSCAN "pvscan[%d] "
-
-#define out pf_cmd_out
 
 /*
  * lvm2 activates the VG: PVSCAN_FAST_LVM names another lvm binary (or wrapper). --config,
@@ -87,13 +84,13 @@ static bool exited_ok(int st)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
-static void vg_failed(struct pf_activation *a, const char *vg)
+static void vg_failed(struct pf_autoactivate *a, const char *vg)
 {
-	pf_err("  " PVSCAN "%s: autoactivation failed.", (int)getpid(), vg);
+	pf_report_autoactivation(a->o, vg, PF_REPORT_AA_FAILED);
 	a->status = PF_EXIT_FAILED;
 }
 
-static void journal_end(struct pf_activation *a, const char *vg)
+static void journal_end(struct pf_autoactivate *a, const char *vg)
 {
 	if (a->c)
 		pf_coalesce_activation_end(a->c, vg);
@@ -127,7 +124,7 @@ static void copy_out(int from, FILE *to)
 	(void)fflush(to);
 }
 
-static int start_child(struct pf_activation *a, const char *vg, struct child *c)
+static int start_child(struct pf_autoactivate *a, const char *vg, struct child *c)
 {
 	int r;
 
@@ -148,7 +145,7 @@ static int start_child(struct pf_activation *a, const char *vg, struct child *c)
  * the VGs were claimed, as lvm2's own pvscan would print it, and each VG's journal entry
  * ends once its lvm2 is done.
  */
-static void delegate(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], size_t n)
+static void delegate(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], size_t n)
 {
 	_cleanup_free_ struct child *ch = calloc(n ? n : 1, sizeof(*ch));
 	size_t next = 0, shown = 0, running = 0;
@@ -201,75 +198,8 @@ static void delegate(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], size
 		child_close(&ch[i]);
 }
 
-static void print_msgs(const struct pf_opts *o, const struct pf_activate_result *res)
-{
-	int pid = (int)getpid();
-
-	for (size_t i = 0; i < res->n_msgs; i++) {
-		const struct pf_aamsg *m = &res->msgs[i];
-		const char *pre = m->pvscan_prefix ? "pvscan[" : "";
-
-		switch (m->level) {
-		case PF_AAMSG_DEBUG:
-			pf_debug("  %s%.0d%s%s", pre, m->pvscan_prefix ? pid : 0,
-				 m->pvscan_prefix ? "] " : "", m->text);
-			break;
-		case PF_AAMSG_VERBOSE:
-			pf_info("  %s%.0d%s%s", pre, m->pvscan_prefix ? pid : 0,
-				m->pvscan_prefix ? "] " : "", m->text);
-			break;
-		case PF_AAMSG_PRINT:
-			if (m->pvscan_prefix)
-				out(o, PVSCAN "%s", pid, m->text);
-			else
-				out(o, "%s", m->text);
-			break;
-		case PF_AAMSG_WARN:
-		case PF_AAMSG_ERROR:
-			if (m->pvscan_prefix)
-				pf_err("  " PVSCAN "%s", pid, m->text);
-			else
-				pf_err("  %s", m->text);
-			break;
-		case _PF_AAMSG_LEVEL_MAX:
-			break;
-		}
-	}
-}
-
-/* --dry-run: for each LV, what would be loaded, or why not. */
-static void print_plan(const struct pf_opts *o, const char *vg, const struct pf_activate_result *res)
-{
-	if (res->outcome == PF_ACTIVATE_DELEGATE) {
-		out(o, "VG %s: would be activated by lvm2: %s.", vg, res->reason);
-		return;
-	}
-	if (res->outcome == PF_ACTIVATE_FAILED || (res->reason[0] && res->n_lvs == 0)) {
-		out(o, "VG %s: not activated: %s.", vg, res->reason);
-		return;
-	}
-	for (size_t i = 0; i < res->n_lvs; i++) {
-		const struct pf_activate_lv *lv = &res->lvs[i];
-
-		if (lv->kind != PF_ACTIVATE_LV_LOADED) {
-			out(o, "LV %s/%s: skipped: %s.", vg, lv->lv, lv->reason);
-			continue;
-		}
-		out(o, "LV %s/%s: name %s uuid %s%s", vg, lv->lv, lv->dm_name, lv->dm_uuid,
-		    lv->read_only ? " read-only" : "");
-		if (!o->udevoutput)
-			for (const char *p = lv->table; p && *p;) {
-				const char *nl = strchr(p, '\n');
-				int len = nl ? (int)(nl - p) : (int)strlen(p);
-
-				(void)printf("    %.*s\n", len, p);
-				p = nl ? nl + 1 : p + len;
-			}
-	}
-}
-
 /* The VG's PVs and where they are, from its metadata and the pvs_online files. */
-static int vg_pvs(const struct pf_activation *a, const struct pf_vg *vg,
+static int vg_pvs(const struct pf_autoactivate *a, const struct pf_vg *vg,
 		  struct pf_activate_pv **ret, char (**ret_paths)[PF_STATE_NAME_LEN])
 {
 	struct pf_activate_pv *pvs = calloc(vg->n_pvs ? vg->n_pvs : 1, sizeof(*pvs));
@@ -316,25 +246,14 @@ static const struct pf_vg *find_vg(const struct pf_scan *scan, const char *name)
 }
 
 /* After the batch's udev wait: lvm2's lines for one VG decided natively, in claim order. */
-static void report(struct pf_activation *a, const char *vg, const struct pf_activate_result *res)
+static void report(struct pf_autoactivate *a, const char *vg, const struct pf_activate_result *res)
 {
-	const struct pf_opts *o = a->o;
-
-	bool failed = res->outcome == PF_ACTIVATE_FAILED;
-
-	print_msgs(o, res);
-	/* lvm2's own lines said it where the VG failed its gates, or an LV was refused */
-	if (failed && res->vg_failed) {
-		a->status = PF_EXIT_FAILED;
+	pf_report_vg_result(a->o, vg, res);
+	if (res->outcome != PF_ACTIVATE_FAILED)
 		return;
-	}
-	if (failed && res->reason[0])
-		pf_err("  VG %s: %s.", vg, res->reason);
-	/* vgchange says it after its LVs, whatever became of them */
-	if (res->say_now_active)
-		out(o, "%u logical volume(s) in volume group \"%s\" now active", res->n_now_active,
-		    vg);
-	if (failed)
+	if (res->vg_failed)
+		a->status = PF_EXIT_FAILED; /* lvm2's own lines said it */
+	else
 		vg_failed(a, vg);
 }
 
@@ -342,7 +261,7 @@ static void report(struct pf_activation *a, const char *vg, const struct pf_acti
  * The end of a native batch: wait for udev once, then say what each VG came to and unlock.
  * Every line waits for this, so that what one VG printed is together, as lvm2 prints it.
  */
-static void finish_batch(struct pf_activation *a, struct pf_dm_batch *b,
+static void finish_batch(struct pf_autoactivate *a, struct pf_dm_batch *b,
 			 struct pf_activate_result *res, char (*names)[PF_NAME_MAX + 1], size_t n)
 {
 	int r = pf_dm_wait(b, PF_DM_UDEV_TIMEOUT_MS);
@@ -357,8 +276,8 @@ static void finish_batch(struct pf_activation *a, struct pf_dm_batch *b,
 	}
 }
 
-void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], size_t n,
-		       const struct pf_scan *scan)
+void pf_autoactivate_run(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], size_t n,
+			 const struct pf_scan *scan)
 {
 	const struct pf_opts *o = a->o;
 	struct pf_activate_opts ao = { .lock_dir = a->paths->lock, .sys_dir = a->paths->sys,
@@ -421,7 +340,7 @@ void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], si
 			/* lvm2 prints its own lines for it */
 			pf_info("  VG %s is activated by lvm2: %s.", vgs[i], res.reason);
 			if (o->test)
-				print_plan(o, vgs[i], &res);
+				pf_report_plan(o, vgs[i], &res);
 			pf_activate_result_release(&res);
 			if (o->test)
 				journal_end(a, vgs[i]);
@@ -430,7 +349,7 @@ void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], si
 			continue;
 		}
 		if (o->test) {
-			print_plan(o, vgs[i], &res);
+			pf_report_plan(o, vgs[i], &res);
 			pf_activate_result_release(&res);
 			journal_end(a, vgs[i]);
 			continue;
@@ -446,7 +365,7 @@ void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], si
 	pf_dm_release();
 	if (o->test) {
 		for (size_t i = 0; i < n_lvm2; i++) {
-			out(o, "VG %s: would be activated by lvm2.", lvm2_vgs[i]);
+			pf_report_plan_lvm2(o, lvm2_vgs[i]);
 			journal_end(a, lvm2_vgs[i]);
 		}
 		return;
@@ -454,7 +373,7 @@ void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], si
 	delegate(a, lvm2_vgs, n_lvm2);
 }
 
-void pf_activation_recover(struct pf_activation *a, const char *vg)
+void pf_autoactivate_recover(struct pf_autoactivate *a, const char *vg)
 {
 	char one[1][PF_NAME_MAX + 1];
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Autoactivation of complete VGs for the command: native through lib/, or by lvm2. */
-#ifndef PF_CMD_ACTIVATION_H
-#define PF_CMD_ACTIVATION_H
+/* Autoactivation of claimed VGs for the command: native through lib/, or by lvm2. */
+#ifndef PF_CMD_AUTOACTIVATE_H
+#define PF_CMD_AUTOACTIVATE_H
 
 #include <stddef.h>
 
@@ -12,7 +12,7 @@
 #include "scan/scan.h"
 #include "config/settings.h"
 
-struct pf_activation {
+struct pf_autoactivate {
 	const struct pf_opts *o;
 	const struct pf_paths *paths;
 	const struct pf_settings *st;
@@ -24,14 +24,14 @@ struct pf_activation {
 };
 
 /*
- * Activate the claimed VGs vgs[0..n), in that order, whose metadata
- * some device of scan carries: natively where lib/activate.c can, the rest by lvm2, at most
- * a few at a time. With --test, print what would be done instead.
+ * Activate the claimed VGs vgs[0..n), in that order, whose metadata some device of scan
+ * carries: natively where lib/activate/vgactivate.c can, the rest by lvm2, at most a few at
+ * a time. With --test, print what would be done instead.
  */
-void pf_activation_run(struct pf_activation *a, char (*vgs)[PF_NAME_MAX + 1], size_t n,
-		       const struct pf_scan *scan);
+void pf_autoactivate_run(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], size_t n,
+			 const struct pf_scan *scan);
 
 /* A VG a dead leader left journaled: activate it (lvm2 finds its devices). */
-void pf_activation_recover(struct pf_activation *a, const char *vg);
+void pf_autoactivate_recover(struct pf_autoactivate *a, const char *vg);
 
-#endif /* PF_CMD_ACTIVATION_H */
+#endif /* PF_CMD_AUTOACTIVATE_H */
