@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest script (vm-run.sh --systemd): pvscan-fast's installed rule with systemd as init.
 #
-#   tests/vm/vm-run.sh --systemd --udev-children-max 8 tests/vm/rule-systemd.sh [IMAGES.tar]
+#   tests/vm/vm-run.sh --systemd --udev-children-max 8 tests/vm/guest-rule-systemd.sh [IMAGES.tar]
 #
 # N single-PV VGs (RULE_SYSTEMD_N, 50) on null_blk devices whose add events are held back until
 # the PVs are written, then released at once. With /run/systemd/system present, the leader must
@@ -13,7 +13,7 @@
 set -eu
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
-guest_init rule-systemd.sh /tmp/rule-systemd
+guest_init guest-rule-systemd.sh /tmp/rule-systemd
 [ -d /run/systemd/system ] || { echo "SKIP: rule-systemd: systemd is not init here"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: rule-systemd: no python3"; exit 77; }
 N=${RULE_SYSTEMD_N:-50}
@@ -27,7 +27,7 @@ set -- "$work"/img/*.img
 N=$#
 
 nullb_like_disk
-install_pf_rule rule-systemd.sh "$work/bin"
+install_pf_rule guest-rule-systemd.sh "$work/bin"
 udevadm settle
 
 udevadm control --stop-exec-queue

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest script: many single-PV VGs brought up at coldplug by pvscan-fast's installed udev rule.
 #
-#   tests/vm/vm-run.sh --udev-children-max 8 tests/vm/many-vgs.sh [IMAGES.tar [MORE.tar]]
+#   tests/vm/vm-run.sh --udev-children-max 8 tests/vm/guest-many.sh [IMAGES.tar [MORE.tar]]
 #
 # N VGs (200; clones of fixtures/single, from IMAGES.tar made by vm-many.sh with
 # tests/bench/clone-pvs.py, else cloned here, which is slow under TCG) on null_blk devices, which
@@ -34,7 +34,7 @@
 set -eu
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
-guest_init many-vgs.sh /tmp/many-vgs
+guest_init guest-many.sh /tmp/many-vgs
 command -v python3 >/dev/null || { echo "SKIP: many-vgs: no python3"; exit 77; }
 N=${MANY_VGS_N:-200}
 CM=${MANY_VGS_CHILDREN_MAX:-8}
@@ -61,7 +61,7 @@ cleanup() {
 trap cleanup EXIT
 
 
-mask_lvm_rule many-vgs.sh
+mask_lvm_rule guest-many.sh
 mkdir -p "$work/img" "$work/bin"
 # Copies: a rebuild on the host during the run must not change the binaries under udev (the
 # command finds its engine beside itself).
@@ -106,7 +106,7 @@ done
 echo "# systemd-udevd $udevd_pid: children_max $CM, --debug${et:+ $et}, log $work/udevd.log"
 
 nullb_like_disk
-install_pf_rule many-vgs.sh "$work/bin"
+install_pf_rule guest-many.sh "$work/bin"
 
 # udev_log: the lines of udevd's log since mark $1 (a line count).
 udev_log_since() {
@@ -443,7 +443,7 @@ EOF
 	else
 		not_ok "both rules: $said $kmsg"
 	fi
-	mask_lvm_rule many-vgs.sh
+	mask_lvm_rule guest-many.sh
 	udevadm control --children-max="$CM"
 fi
 
@@ -471,7 +471,7 @@ if [ "${MANY_VGS_LVM2:-0}" = 1 ]; then
 	udev_log_since "$mark" | grep -E 'taking a long time|killed|[Tt]imed out|taking longer' |
 		head -5 | sed 's/^/#   lvm2 rule: /' || true
 	# Unwedge: no more activation, count every cookie off, let the queue drain.
-	mask_lvm_rule many-vgs.sh
+	mask_lvm_rule guest-many.sh
 	i=0
 	until udevadm settle --timeout=5 2>/dev/null; do
 		dmsetup udevcomplete_all -y >/dev/null 2>&1 || true

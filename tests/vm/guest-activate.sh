@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest script: pvscan-fast's activation against lvm2's, fixture by fixture, on a real kernel.
 #
-#   tests/vm/vm-run.sh tests/vm/activate-parity.sh [FIXTURE...]
+#   tests/vm/vm-run.sh tests/vm/guest-activate.sh [FIXTURE...]
 #
 # For each fixture: activate its VGs with lvm2 (`vgchange -aay`) and record the dm tables,
 # names, UUIDs and attributes, read-ahead and the /dev/VG and /dev/mapper links udev made;
@@ -14,7 +14,7 @@
 set -eu
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
-guest_init activate-parity.sh /tmp/activate-parity
+guest_init guest-activate.sh /tmp/activate-parity
 fixdir=$top_srcdir/tests/fixtures
 # FIXTURE+cfg: the same with lvm.conf's activation settings that change tables and flags.
 [ $# -gt 0 ] || set -- single two-pv three-pv hyphens wrap bootloader labelsector two-mdas \
@@ -23,7 +23,7 @@ fixdir=$top_srcdir/tests/fixtures
 # Fixtures whose every LV is linear or striped: pvscan-fast must not need lvm2 for them.
 NATIVE="single two-pv three-pv hyphens wrap bootloader labelsector two-mdas no-mda ignored-mda"
 NATIVE="$NATIVE two-pv+cfg three-pv+cfg"
-mask_lvm_rule activate-parity.sh
+mask_lvm_rule guest-activate.sh
 export LVM_SUPPRESS_FD_WARNINGS=1
 
 # record DIR VGS: what device-mapper and udev show for the VGs' LVs.

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest script proving the VM harness: device-mapper, loop, udevd, udev-made dm nodes.
 #
-# Runs inside the VM only (vm-run.sh sets PF_VM=1); run it with vm-run.sh selftest.sh.
+# Runs inside the VM only (vm-run.sh sets PF_VM=1); run it with vm-run.sh guest-selftest.sh.
 # shellcheck disable=SC2016 # sh -c bodies expand in the inner shell
 set -eu
 
 if [ "${PF_VM:-}" != 1 ]; then
-	echo "SKIP: selftest.sh runs inside the VM (tests/vm/vm-run.sh)"
+	echo "SKIP: guest-selftest.sh runs inside the VM (tests/vm/vm-run.sh)"
 	exit 77
 fi
 

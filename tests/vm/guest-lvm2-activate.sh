@@ -3,7 +3,7 @@
 # Guest script: activate each fixture's VGs with real lvm2 and record what dm and udev made.
 #
 # The baseline for activation parity tests. Runs inside the VM only:
-#   tests/vm/vm-run.sh --rw OUTDIR tests/vm/lvm2-activate.sh OUTDIR [FIXTURE...]
+#   tests/vm/vm-run.sh --rw OUTDIR tests/vm/guest-lvm2-activate.sh OUTDIR [FIXTURE...]
 # (OUTDIR in the build tree, shared read-write so the host can read the results.)
 # For every fixture set in tests/fixtures/*/ (or the ones named) it unpacks the dN.img.xz
 # images into the guest's tmpfs, attaches them to loop devices, gives lvm a private
@@ -33,10 +33,10 @@
 set -eu
 
 [ "${PF_VM:-}" = 1 ] || {
-	echo "SKIP: lvm2-activate.sh runs inside the VM (tests/vm/vm-run.sh)"
+	echo "SKIP: guest-lvm2-activate.sh runs inside the VM (tests/vm/vm-run.sh)"
 	exit 77
 }
-[ $# -ge 1 ] || { echo "usage: lvm2-activate.sh OUTDIR [FIXTURE...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: guest-lvm2-activate.sh OUTDIR [FIXTURE...]" >&2; exit 2; }
 out=$1
 shift
 : "${top_srcdir:?set by vm-run.sh}"
@@ -67,7 +67,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-printf '# masked by tests/vm/lvm2-activate.sh: no event activation\n' \
+printf '# masked by tests/vm/guest-lvm2-activate.sh: no event activation\n' \
 	>/etc/udev/rules.d/69-lvm.rules
 udevadm control --reload
 export LVM_SUPPRESS_FD_WARNINGS=1

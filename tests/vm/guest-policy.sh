@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest script: which LVs pvscan-fast autoactivates, and what it says, against lvm2's pvscan.
 #
-#   tests/vm/vm-run.sh --timeout 1200 tests/vm/policy-parity.sh
+#   tests/vm/vm-run.sh --timeout 1200 tests/vm/guest-policy.sh
 #
 # lvm2 builds VGs on loop devices that exercise every gate of event autoactivation: LV flags
 # (activation skip, autoactivation off), VG autoactivation off, LV and VG tags, host tags,
@@ -28,7 +28,7 @@
 set -eu
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
-guest_init policy-parity.sh /tmp/policy-parity
+guest_init guest-policy.sh /tmp/policy-parity
 SHOW=${POLICY_PARITY_SHOW:-0}
 etc=$work/etc
 out=$work/out
@@ -41,7 +41,7 @@ now() {
 t0=$(now)
 
 # Only our explicit calls activate: udev's own event activation is masked.
-mask_lvm_rule policy-parity.sh
+mask_lvm_rule guest-policy.sh
 export LVM_SUPPRESS_FD_WARNINGS=1
 # hosttags = 1 and system_id_source = "uname" use the node name; the guest has none.
 echo pfguest >/proc/sys/kernel/hostname

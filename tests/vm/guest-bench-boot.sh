@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest script of `make bench-boot`: coldplug N PVs on null_blk and time each way of activating.
 #
-#   tests/vm/vm-run.sh [--systemd] --rw OUT tests/vm/bench-boot.sh DATA OUT
+#   tests/vm/vm-run.sh [--systemd] --rw OUT tests/vm/guest-bench-boot.sh DATA OUT
 #
 # DATA (made by tests/bench/run-bench-boot.sh) holds, per set of PVs: SET.pack (the non-zero
 # blocks of every image, image k going to /dev/nullbk) and SET.lvs (VG/LV per line). For each
@@ -29,7 +29,7 @@ set -u
 
 # shellcheck source=tests/vm/guest-lib.sh
 . "${top_srcdir:?}/tests/vm/guest-lib.sh"
-guest_init bench-boot.sh /tmp/bench-boot
+guest_init guest-bench-boot.sh /tmp/bench-boot
 work=${work:?set by guest_init}
 data=${1:?DATA directory}
 out=${2:?OUT directory}
