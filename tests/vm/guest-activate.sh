@@ -34,18 +34,7 @@ record() {
 	udevadm settle
 	dmsetup table 2>&1 | sort >"$d/table"
 	dmsetup info -c --noheadings -o name,uuid,attr 2>&1 | sort >"$d/info"
-	nodes=""
-	for n in /dev/mapper/*; do
-		[ "$n" = /dev/mapper/control ] || [ ! -e "$n" ] || nodes="$nodes $n"
-	done
-	: >"$d/readahead"
-	if [ -n "$nodes" ]; then
-		# shellcheck disable=SC2086 # dm names have no blanks
-		blockdev --getra $nodes >"$d/ra.tmp"
-		# shellcheck disable=SC2086
-		printf '%s\n' $nodes | paste -d' ' - "$d/ra.tmp" | sort >"$d/readahead"
-		rm -f "$d/ra.tmp"
-	fi
+	dm_readahead | sort >"$d/readahead"
 	dirs=/dev/mapper
 	for vg in "$@"; do
 		dirs="$dirs /dev/$vg"
@@ -67,24 +56,18 @@ for arg in "$@"; do
 	echo "== $fx"
 	rm -rf "$wd"
 	mkdir -p "$wd/etc" "$wd/run"
-	filt=""
-	devs=""
-	for x in "$src"/d*.img.xz; do
-		img=$wd/$(basename "$x" .xz)
-		xz -dc "$x" | dd of="$img" bs=64k conv=sparse status=none
-		l=$(losetup -f --show "$img")
-		loops="$loops $l"
-		devs="$devs $l"
-		filt="$filt\"a|^$l\$|\", "
-	done
-	udevadm settle
-	printf 'devices {\n\tglobal_filter = [ %s"r|.*|" ]\n\tuse_devicesfile = 0\n}\n' "$filt" \
-		>"$wd/etc/lvm.conf"
+	attach_fixture "$src" "$wd"
+	devs=$fixture_devs
+	activation=""
 	if [ "$arg" != "$fx" ]; then
-		printf 'activation {\n\treadahead = "none"\n\tuse_linear_target = 0\n%s\n}\n' \
-			'	read_only_volume_list = [ "vgtwo/lin", "vgthree/multi" ]' >>"$wd/etc/lvm.conf"
+		activation='activation {
+	readahead = "none"
+	use_linear_target = 0
+	read_only_volume_list = [ "vgtwo/lin", "vgthree/multi" ]
+}'
 		fx=$arg
 	fi
+	t_lvm_conf "$wd/etc" "$devs" "use_devicesfile = 0" "$activation"
 	export LVM_SYSTEM_DIR="$wd/etc"
 	vgs=$(lvm vgs --noheadings -o vg_name 2>/dev/null | tr -d ' ' | sort | tr '\n' ' ')
 

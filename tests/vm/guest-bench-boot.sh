@@ -111,12 +111,7 @@ udevadm control --reload
 # Plain boot: the harness's udevd logs nowhere readable; ours logs to a file (info level, as a
 # distribution runs it). systemd: the journal.
 if [ "$boot" = plain ]; then
-	udevadm control --exit 2>/dev/null || true
-	i=0
-	while udevadm control --ping --timeout=1 >/dev/null 2>&1 && [ $i -lt 100 ]; do
-		nap 0.1
-		i=$((i + 1))
-	done
+	stop_udevd
 	SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_COLOR=0 \
 		/lib/systemd/systemd-udevd >"$work/udevd.log" 2>&1 &
 	udevd_pid=$!

@@ -172,8 +172,7 @@ release() {
 
 # after_case NAME: pvscan-fast's queue and journal empty, no udev semaphore.
 after_case() {
-	left=$(find /run/lvm/pvscan-fast/pending /run/lvm/pvscan-fast/inflight \
-		/run/lvm/pvscan-fast/activate -mindepth 1 2>/dev/null | head -5)
+	left=$(t_queue_left /run/lvm | head -5)
 	if [ -z "$left" ]; then
 		ok "$1: pvscan-fast's queue and journal are empty"
 	else

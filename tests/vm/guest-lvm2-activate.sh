@@ -41,6 +41,8 @@ out=$1
 shift
 : "${top_srcdir:?set by vm-run.sh}"
 fixdir=$top_srcdir/tests/fixtures
+# shellcheck source=tests/vm/guest-lib.sh
+. "$top_srcdir/tests/vm/guest-lib.sh" # not guest_init: lvm2 alone, no pvscan-fast
 mkdir -p "$out"
 [ -w "$out" ] || { echo "lvm2-activate: $out is not writable (vm-run.sh --rw $out)" >&2; exit 2; }
 
@@ -67,9 +69,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-printf '# masked by tests/vm/guest-lvm2-activate.sh: no event activation\n' \
-	>/etc/udev/rules.d/69-lvm.rules
-udevadm control --reload
+mask_lvm_rule guest-lvm2-activate.sh
 export LVM_SUPPRESS_FD_WARNINGS=1
 
 : >"$out/summary"
@@ -82,23 +82,11 @@ for fx in "$@"; do
 	rm -rf "$res"
 	mkdir -p "$res" "$wd/etc"
 
-	filt=""
-	: >"$res/loops"
-	for x in "$src"/d*.img.xz; do
-		img=$wd/$(basename "$x" .xz)
-		xz -dc "$x" | dd of="$img" bs=64k conv=sparse status=none
-		l=$(losetup -f --show "$img")
-		loops="$loops $l"
-		echo "$(basename "$img") $l $(cat "/sys/block/${l#/dev/}/dev")" >>"$res/loops"
-		filt="$filt\"a|^$l\$|\", "
-	done
-	udevadm settle
-	cat >"$wd/etc/lvm.conf" <<CONF
-devices {
-	global_filter = [ $filt"r|.*|" ]
-	use_devicesfile = 0
-}
-CONF
+	attach_fixture "$src" "$wd"
+	while read -r img l; do
+		echo "$img $l $(cat "/sys/block/${l#/dev/}/dev")"
+	done <"$wd/loops" >"$res/loops"
+	t_lvm_conf "$wd/etc" "$fixture_devs" "use_devicesfile = 0"
 	export LVM_SYSTEM_DIR="$wd/etc"
 
 	lvm vgs --noheadings -o vg_name 2>"$res/vgs.err" | tr -d ' ' | sort >"$res/vgs"
@@ -120,19 +108,7 @@ CONF
 		dmsetup table >"$res/table" 2>&1 || true
 		dmsetup info -c --noheadings -o name,uuid,attr >"$res/info" 2>&1 || true
 		# One process per step, not per device: process starts cost ~28x under TCG.
-		nodes=""
-		for n in /dev/mapper/*; do
-			[ "$n" = /dev/mapper/control ] || [ ! -e "$n" ] || nodes="$nodes $n"
-		done
-		: >"$res/readahead"
-		if [ -n "$nodes" ]; then
-			# shellcheck disable=SC2086 # dm names have no blanks
-			blockdev --getra $nodes >"$res/ra.tmp"
-			# shellcheck disable=SC2086
-			printf '%s\n' $nodes | sed 's|^/dev/mapper/||' |
-				paste -d' ' - "$res/ra.tmp" >"$res/readahead"
-			rm -f "$res/ra.tmp"
-		fi
+		dm_readahead | sed 's|^/dev/mapper/||' >"$res/readahead"
 		# The udev database records of the dm devices, in /dev/mapper name order.
 		soh=$(printf '\001')
 		udevadm info --export-db | awk '

@@ -85,12 +85,7 @@ echo "# $N PV images ready in $(since "$t") s"
 # --- our own udevd, its log kept --------------------------------------------------------------
 # The harness's udevd logs nowhere we can read. Ours runs in the foreground with the same
 # children_max, writing to a file: warnings name workers that took too long or were killed.
-udevadm control --exit 2>/dev/null || true
-i=0
-while udevadm control --ping --timeout=1 >/dev/null 2>&1 && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+stop_udevd
 et=""
 [ -z "${MANY_VGS_EVENT_TIMEOUT:-}" ] || et=--event-timeout=$MANY_VGS_EVENT_TIMEOUT
 # shellcheck disable=SC2086 # $et is one word or none
@@ -142,23 +137,30 @@ dm_count() {
 	echo "$n"
 }
 
+# wait_links T0 DEADLINE PAUSE [DM]: poll every PAUSE s until all N VGs have their links or
+# DEADLINE s have passed since T0; t_links is when the links were all there (empty: never) and,
+# with DM, t_dm when all N dm devices were.
+wait_links() {
+	t_dm=""
+	t_links=""
+	while :; do
+		el=$(since "$1")
+		[ -z "${4:-}" ] || [ -n "$t_dm" ] || [ "$(dm_count)" -lt "$N" ] || t_dm=$el
+		if [ "$(links_count)" -ge "$N" ]; then
+			t_links=$el
+			break
+		fi
+		awk -v e="$el" -v d="$2" 'BEGIN { exit !(e > d) }' && break
+		sleep "$3"
+	done
+}
+
 # storm_wait NAME T0 MARK: wait for every LV and link, then for udev's queue; check everything.
 storm_wait() {
 	name=$1
 	t0=$2
 	mark=$3
-	t_dm=""
-	t_links=""
-	while :; do
-		el=$(since "$t0")
-		[ -n "$t_dm" ] || [ "$(dm_count)" -lt "$N" ] || t_dm=$el
-		if [ "$(links_count)" -ge "$N" ]; then
-			t_links=$el
-			break
-		fi
-		awk -v e="$el" -v d="$STORM_DEADLINE" 'BEGIN { exit !(e > d) }' && break
-		sleep 0.5
-	done
+	wait_links "$t0" "$STORM_DEADLINE" 0.5 dm
 	if udevadm settle --timeout=$STORM_DEADLINE; then
 		t_settle=$(since "$t0")
 		ok "$name: udev's queue drained ($t_settle s)"
@@ -205,16 +207,13 @@ storm_wait() {
 	fi
 	# What pvscan-fast said on stderr inside udev (udevd logs the RUN programs' output).
 	grep -E "'$PF .*'\(err\)" "$work/storm.log" | sed 's/^/#   /' | head -10 || true
-	pending=""
-	for q in pending inflight activate; do
-		k=$(find "/run/lvm/pvscan-fast/$q" -mindepth 1 2>/dev/null | wc -l)
-		[ "$k" -eq 0 ] || pending="$pending $k in $q/"
-	done
+	left=$(t_queue_left /run/lvm | wc -l)
 	online=$(find /run/lvm/vgs_online -mindepth 1 | wc -l)
-	if [ -z "$pending" ] && [ "$online" -eq "$N" ]; then
+	if [ "$left" -eq 0 ] && [ "$online" -eq "$N" ]; then
 		ok "$name: pvscan-fast's queue and journal empty, $N VGs online"
 	else
-		not_ok "$name: pvscan-fast state: $online VGs claimed in vgs_online; left:$pending"
+		not_ok "$name: pvscan-fast state: $online VGs claimed in vgs_online; $left left queued"
+		t_queue_left /run/lvm | head -5 | sed 's/^/#   /'
 	fi
 	no_udev_sems "$name: "
 }
@@ -456,16 +455,7 @@ if [ "${MANY_VGS_LVM2:-0}" = 1 ]; then
 	t0=$(up)
 	# shellcheck disable=SC2046
 	udevadm trigger --action=add $(awk '{ print "/dev/" $1 }' "$work/devs")
-	t_links=""
-	while :; do
-		el=$(since "$t0")
-		if [ "$(links_count)" -ge "$N" ]; then
-			t_links=$el
-			break
-		fi
-		awk -v e="$el" -v d="$LVM2_DEADLINE" 'BEGIN { exit !(e > d) }' && break
-		sleep 1
-	done
+	wait_links "$t0" "$LVM2_DEADLINE" 1
 	echo "# lvm2's rule: $(links_count) of $N VGs up after $(since "$t0") s" \
 		"(all: ${t_links:-no}); semaphores now: $(ipcs -s | grep -c '^0x0d4d' || true)"
 	udev_log_since "$mark" | grep -E 'taking a long time|killed|[Tt]imed out|taking longer' |

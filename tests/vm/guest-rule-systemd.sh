@@ -85,12 +85,8 @@ said=$(journalctl --since "$jmark" -o cat -u 'pvscan-fast-leader-*' |
 	grep -iE 'warning|error|cannot|fail' | head -5 || true)
 [ -z "$said" ] && ok "no warning or error from the leaders in the journal" ||
 	not_ok "leaders said: $said"
-left=""
-for q in pending inflight activate; do
-	k=$(find "/run/lvm/pvscan-fast/$q" -mindepth 1 2>/dev/null | wc -l)
-	[ "$k" -eq 0 ] || left="$left $k in $q/"
-done
-[ -z "$left" ] && ok "pvscan-fast's queue and journal empty" || not_ok "left:$left"
+left=$(t_queue_left /run/lvm | head -5)
+[ -z "$left" ] && ok "pvscan-fast's queue and journal empty" || not_ok "left: $left"
 no_udev_sems ""
 
 echo "$passes passed, $fails failed"

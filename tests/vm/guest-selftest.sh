@@ -11,16 +11,10 @@ if [ "${PF_VM:-}" != 1 ]; then
 	exit 77
 fi
 
+# shellcheck source=tests/vm/guest-lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh" # ok, not_ok; the harness alone
 passes=0
 fails=0
-ok() {
-	passes=$((passes + 1))
-	echo "ok - $*"
-}
-not_ok() {
-	fails=$((fails + 1))
-	echo "not ok - $*"
-}
 check() {
 	msg=$1
 	shift
