@@ -71,7 +71,9 @@ same() {
 # attach_fixture FIXTURE_DIR WORKDIR: the fixture's dN.img.xz images unpacked into WORKDIR and
 # attached read-write, in order, once udev has settled: fixture_devs lists the loop devices
 # (which $loops holds too, for the cleanup), WORKDIR/loops has a line "IMAGE DEVICE" for each.
+# No such fixture is a usage error: exit 2.
 attach_fixture() {
+	[ -f "$1/d1.img.xz" ] || { echo "${0##*/}: no fixture $1" >&2; exit 2; }
 	fixture_devs=""
 	: >"$2/loops"
 	for _x in "$1"/d*.img.xz; do
