@@ -8,6 +8,9 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${PVSCAN_FAST:-$top/pvscan-fast/pvscan-fast}
 [ -x "$bin" ] || { echo "demo: build first (make)"; exit 1; }
+top_srcdir=$top
+# shellcheck source=tests/lib/test-lib.sh
+. "$top/tests/lib/test-lib.sh" # t_lvm_conf
 [ "$(id -u)" -eq 0 ] || { echo "demo: needs root to attach loop devices"; exit 1; }
 
 work=$(mktemp -d /tmp/pvscan-fast-demo.XXXXXX)
@@ -35,10 +38,7 @@ attach "$top/tests/fixtures/orphan/d1.img.xz" orphan-d1.img; d4=$dev
 echo "   $d1 $d2: VG vgtwo (2 PVs)   $d3: VG vg0   $d4: orphan PV"
 
 export PVSCAN_FAST_RUN_DIR="$work/run" PVSCAN_FAST_LOCK_DIR="$work/lock"
-mkdir -p "$work/etc"
-filter=""
-for l in $loops; do filter="$filter\"a|^$l\$|\", "; done
-printf 'devices {\n\tglobal_filter = [ %s"r|.*|" ]\n}\n' "$filter" >"$work/etc/lvm.conf"
+t_lvm_conf "$work/etc" "$loops"
 export LVM_SYSTEM_DIR="$work/etc"
 
 echo

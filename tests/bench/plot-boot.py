@@ -5,7 +5,7 @@
 Usage: plot-boot.py RESULTS.tsv OUTDIR [DEADLINE]
 (DEADLINE: for runs whose status does not carry their own.)
 
-RESULTS.tsv has one line per run (tests/vm/bench-boot.sh): boot, set, N, approach, run, time
+RESULTS.tsv has one line per run (tests/vm/guest-bench-boot.sh): boot, set, N, approach, run, time
 to all LVs active, time to settle, CPU s, processes, udev kills/timeouts, slow-worker
 warnings, failed systemd units, status. Prints the table and the ratios the issue's targets
 are about; writes OUTDIR/plot.dat (one block per approach: N and median time to all LVs

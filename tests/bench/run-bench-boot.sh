@@ -4,7 +4,7 @@
 #
 # Clones the fixtures here (natively; tests/bench/clone-pvs.py), packs the non-zero blocks of
 # every image, boots the VM once without systemd and once with it (tests/vm/vm-run.sh
-# [--systemd]) to run tests/vm/bench-boot.sh, then writes the medians as a markdown table and
+# [--systemd]) to run tests/vm/guest-bench-boot.sh, then writes the medians as a markdown table and
 # plots time to all LVs active against N (tests/bench/plot-boot.py and plot-boot.gnuplot;
 # the plot needs gnuplot).
 #
@@ -13,7 +13,7 @@
 #   BENCH_BOOT_MIXED       PVs of the mixed run: 3-PV VGs with striped LVs, copies of
 #                          fixtures/three-pv (300; 0 = none)
 #   BENCH_BOOT_RUNS        runs per N and approach (3; BENCH_BOOT_RUNS_1000 for N=1000: 1)
-#   BENCH_BOOT_APPROACHES  letters, see tests/vm/bench-boot.sh ("a b c d e f g")
+#   BENCH_BOOT_APPROACHES  letters, see tests/vm/guest-bench-boot.sh ("a b c d e f g")
 #   BENCH_BOOT_BOOTS       "plain systemd" (default) or one of them
 #   BENCH_BOOT_DEADLINE    seconds a run may take before it is given up (300)
 #   BENCH_BOOT_NULLB_NSEC  null_blk completion latency in ns (100000)
@@ -110,7 +110,7 @@ for boot in $BOOTS; do
 		--rw "$OUT" --env "BENCH_BOOT_SETS=$sets" --env "BENCH_BOOT_RUNS=$RUNS" \
 		--env "BENCH_BOOT_APPROACHES=$APPROACHES" --env "BENCH_BOOT_DEADLINE=$DEADLINE" \
 		--env "BENCH_BOOT_NULLB_NSEC=$NSEC" \
-		"$top_srcdir/tests/vm/bench-boot.sh" "$dir" "$OUT" || rc=$?
+		"$top_srcdir/tests/vm/guest-bench-boot.sh" "$dir" "$OUT" || rc=$?
 done
 
 python3 "$top_srcdir/tests/bench/plot-boot.py" "$OUT/results.tsv" "$OUT" "$DEADLINE" \

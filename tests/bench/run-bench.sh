@@ -15,6 +15,7 @@ NS=${BENCH_N:-"100 500 1000"}
 RUNS=${BENCH_RUNS:-5}
 MIXED=${BENCH_MIXED:-300}
 OUT=${BENCH_OUT:-$top_builddir/bench-results.md}
+. "$top_srcdir/tests/lib/test-lib.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "bench: needs root (loop devices)"; exit 77; }
 for c in "$PF" "$FLOOR"; do [ -x "$c" ] || { echo "bench: build $c first"; exit 1; }; done
@@ -59,9 +60,7 @@ run_set() {
 	done <"$work/imgs"
 	n=$(echo $set_loops | wc -w)
 	alt=$(echo $set_loops | tr ' ' '\n' | sed 's|/dev/loop||' | paste -sd'|')
-	mkdir -p "$work/etc"
-	printf 'devices {\n\tglobal_filter = [ "a|^/dev/loop(%s)$|", "r|.*|" ]\n}\n' "$alt" \
-		>"$work/etc/lvm.conf"
+	t_lvm_conf "$work/etc" "/dev/loop($alt)"
 	export LVM_SYSTEM_DIR="$work/etc" LVM_SUPPRESS_FD_WARNINGS=1
 	unset PVSCAN_FAST_RUN_DIR PVSCAN_FAST_LOCK_DIR
 	i=0

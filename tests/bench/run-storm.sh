@@ -22,6 +22,7 @@ RUNS=${STORM_RUNS:-5}
 TRICKLE=${TRICKLE_N:-"100 300"}
 OUT=${STORM_OUT:-$top_builddir/bench-storm.md}
 VARIANTS="a b c d e f g h"
+. "$top_srcdir/tests/lib/test-lib.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "storm: needs root (loop devices)"; exit 77; }
 if [ ! -x "$PF_BUILT" ] || [ ! -x "$PF_BUILT-engine" ]; then
@@ -105,10 +106,7 @@ EOF
 
 # write_conf DIR: lvm.conf accepting exactly the loop devices whose numbers are on stdin
 write_conf() {
-	mkdir -p "$1"
-	printf 'devices {\n\tglobal_filter = [ "a|^/dev/loop(%s)$|", "r|.*|" ]\n}\n' \
-		"$(python3 "$work/ranges.py")" >"$1/lvm.conf.new" &&
-		mv "$1/lvm.conf.new" "$1/lvm.conf"
+	t_lvm_conf "$1" "/dev/loop($(python3 "$work/ranges.py"))"
 }
 
 # median of the numbers on stdin, "-" when none
@@ -330,9 +328,7 @@ head -n "$maxn" "$work/imgs" | while read -r img; do
 	echo "$l ${mm%:*} ${mm#*:}" >"$work/tdev"
 	echo "/sys/block/loop$k/stat" >>"$work/stats.trickle"
 	echo "$k" >>"$work/tlist"
-	printf 'devices {\n\tglobal_filter = [ "a|^/dev/loop(%s)$|", "r|.*|" ]\n}\n' \
-		"$(python3 "$work/ranges.py" <"$work/tlist")" >"$work/etc.trickle/lvm.conf.new"
-	mv "$work/etc.trickle/lvm.conf.new" "$work/etc.trickle/lvm.conf"
+	write_conf "$work/etc.trickle" <"$work/tlist"
 	r0=$(reads)
 	p=$("$STORM" -p "$work/tdev" "$PF" --cache -aay --major '{maj}' --minor '{min}' \
 		2>>"$work/err.trickle")

@@ -32,20 +32,12 @@ LOCK="$RUN/lock/pvscan-fast.leader"
 
 python3 "$top_srcdir/tests/bench/clone-pvs.py" "$FIXTURES/single" "$N" "$T_DIR/img" bg \
 	>"$T_DIR/images" || { echo "FAIL: clone-pvs.py"; exit 1; }
-filt=""
 : >"$T_DIR/devs"
 for img in $(cat "$T_DIR/images"); do
 	t_attach "$img"
 	echo "$T_DEV $((0x$(stat -c %t "$T_DEV"))) $((0x$(stat -c %T "$T_DEV")))" >>"$T_DIR/devs"
-	filt="$filt\"a|^$T_DEV\$|\", "
 done
-cat >"$ETC/lvm.conf" <<CONF
-devices {
-	global_filter = [ $filt"r|.*|" ]
-	use_devicesfile = 0
-	obtain_device_list_from_udev = 0
-}
-CONF
+t_lvm_conf "$ETC" "$(cut -d' ' -f1 "$T_DIR/devs")" "$T_CONF_NO_LISTS"
 
 # invoke DEV MAJ MIN: as udev's RUN does, output captured by command substitution.
 invoke() {
@@ -98,6 +90,6 @@ else
 fi
 n_online=$(find "$RUN/lvm/pvs_online" -type f | wc -l)
 [ "$n_online" -eq "$N" ] && t_pass "$N PVs online" || t_fail "$n_online of $N PVs online"
-left=$(find "$RUN/lvm/pvscan-fast" -mindepth 2 -type f 2>/dev/null | wc -l)
+left=$(t_queue_left "$RUN/lvm" | wc -l)
 [ "$left" -eq 0 ] && t_pass "queue and journal empty" || t_fail "$left entries left in the queue"
 t_done

@@ -28,27 +28,9 @@
 t_require xz lvm unshare mount cmp diff find sed
 . "$(dirname "$0")/../lib/lvm2-side.sh"
 
-# write_conf "DEV..." [EXTRA]: lvm.conf for exactly these devices; hints stay lvm2's default.
+# write_conf "DEV...": lvm.conf for exactly these devices; hints stay lvm2's default.
 write_conf() {
-	filt=""
-	for d in $1; do
-		filt="$filt\"a|^$d\$|\", "
-	done
-	cat >"$ETC/lvm.conf" <<CONF
-devices {
-	global_filter = [ $filt"r|.*|" ]
-	use_devicesfile = 0
-	obtain_device_list_from_udev = 0
-}
-global {
-	event_activation = 1
-}
-backup {
-	backup = 0
-	archive = 0
-}
-${2:-}
-CONF
+	t_lvm_conf "$ETC" "$1" "$T_CONF_NO_LISTS" "$(t_conf_events)"
 }
 
 UDEV="--cache --listvg --checkcomplete --vgonline --autoactivation event --udevoutput"

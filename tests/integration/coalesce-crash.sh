@@ -24,10 +24,10 @@
 # COALESCE_CRASH_STRICT=1; one that passes again fails as XPASS.
 # shellcheck disable=SC2154 # top_srcdir, top_builddir come from test-lib.sh
 . "$(dirname "$0")/../lib/test-lib.sh"
-PVSCAN_FAST="$top_builddir/tests/inject/pvscan-fast"
-ENGINE="$top_builddir/tests/inject/pvscan-fast-engine"
+t_require_inject
+PVSCAN_FAST=$PFI
+ENGINE="$PFI-engine"
 t_require xz flock
-[ -x "$ENGINE" ] || { echo "FAIL: $ENGINE not built"; exit 1; }
 
 STEPS="recorded locked taken round-done round-finished drained released activation-begun
 activation-ending"
@@ -65,15 +65,9 @@ attach_pv t1 two-pv d1 vgtwo
 attach_pv t2 two-pv d2 vgtwo
 VGS="vg0 vgmda2 my-vg vgtwo"
 
-mkdir -p "$T_DIR/etc" "$T_DIR/run"
-{
-	printf 'devices {\n\tglobal_filter = [ '
-	for d in $DEVS; do
-		eval "printf '\"a|^%s\$|\", ' \"\$DEV_$d\""
-	done
-	printf '"r|.*|" ]\n\tuse_devicesfile = 0\n\tobtain_device_list_from_udev = 0\n}\n'
-	printf 'global {\n\tevent_activation = 1\n}\n'
-} >"$T_DIR/etc/lvm.conf"
+mkdir -p "$T_DIR/run"
+t_lvm_conf "$T_DIR/etc" "$(for d in $DEVS; do eval "echo \$DEV_$d"; done)" "$T_CONF_NO_LISTS" \
+	"$(t_conf_events)"
 
 ACTLOG="$T_DIR/activations"
 RUN="$T_DIR/run/lvm"
@@ -136,13 +130,6 @@ activations() {
 # No lock file (the lock directory is made by the first invocation that locks) is free too.
 lock_free() {
 	[ ! -e "$LOCK" ] || flock -n -E 75 "$LOCK" true
-}
-
-# Every queue entry as SUBDIR/NAME, one a line.
-queue_entries() {
-	for sub in pending inflight activate; do
-		[ -d "$Q/$sub" ] && find "$Q/$sub" -mindepth 1 -maxdepth 1 -printf "$sub/%f\n"
-	done
 }
 
 # count DIR: its entries (0 when it does not exist).
@@ -208,7 +195,7 @@ check() {
 	else
 		c_fail "$label: activation counts:$bad"
 	fi
-	left=$(oneline queue_entries)
+	left=$(oneline t_queue_left "$RUN")
 	if [ -z "$left" ]; then
 		t_pass "$label: pending/ inflight/ activate/ empty"
 	else
@@ -268,7 +255,7 @@ release_lock() {
 # in-flight entries, the number of journal entries, and in scenario later how many of d2 and
 # my-vg's PV are online, how many of vgtwo and my-vg are claimed, and their activations.
 left_by_crash() {
-	queue_entries | grep -v '^activate/' | LC_ALL=C sort | tr '\n' ' '
+	t_queue_left "$RUN" | grep -v '^activate/' | LC_ALL=C sort | tr '\n' ' '
 	printf 'journal=%s' "$(count "$Q/activate")"
 	[ "$1" = later ] || return 0
 	pv=0
@@ -324,18 +311,25 @@ twice_at() {
 	[ "$1" = activation-ending ] && echo 2 || echo 1
 }
 
+# crash_t2 SCENARIO STEP: the leader for vgtwo's d2, killed at STEP, leaves the lock free and
+# what STEP leaves queued; the next invocation (for vg0's PV) finishes. Sets hi: how many times
+# a VG may have been activated then.
+crash_t2() {
+	# shellcheck disable=SC2046
+	pvsf "$2:crash" --cache -aay $(dev_args t2)
+	expect_killed "$1/$2"
+	expect_lock_free "$1/$2"
+	expect_left "$1" "$2"
+	# shellcheck disable=SC2046
+	pvsf "" --cache -aay $(dev_args s0)
+	expect_ok "$1/$2: next invocation"
+	hi=$(twice_at "$2")
+}
+
 # Scenario boot: the crashing leader is the first since boot; its first round reads all.
 for step in $STEPS; do
 	reset_all
-	# shellcheck disable=SC2046
-	pvsf "$step:crash" --cache -aay $(dev_args t2)
-	expect_killed "boot/$step"
-	expect_lock_free "boot/$step"
-	expect_left boot "$step"
-	# shellcheck disable=SC2046
-	pvsf "" --cache -aay $(dev_args s0)
-	expect_ok "boot/$step: next invocation"
-	hi=$(twice_at "$step")
+	crash_t2 boot "$step"
 	check "boot/$step" "vg0:1:$hi vgmda2:1:$hi my-vg:1:$hi vgtwo:1:$hi"
 done
 
@@ -363,15 +357,7 @@ for step in $STEPS; do
 	pvsf "" --cache -aay $(dev_args h0)
 	release_lock
 	[ "$RC" -eq 0 ] || t_fail "later/$step: follower for my-vg's PV: exit status $RC"
-	# shellcheck disable=SC2046
-	pvsf "$step:crash" --cache -aay $(dev_args t2)
-	expect_killed "later/$step"
-	expect_lock_free "later/$step"
-	expect_left later "$step"
-	# shellcheck disable=SC2046
-	pvsf "" --cache -aay $(dev_args s0)
-	expect_ok "later/$step: next invocation"
-	hi=$(twice_at "$step")
+	crash_t2 later "$step"
 	check "later/$step" "vg0:1:1 vgmda2:0:0 my-vg:1:$hi vgtwo:1:$hi"
 done
 
@@ -447,7 +433,7 @@ follower_crash() {
 	if [ -e "$Q/pending/$DEVNO_h0,a,0" ]; then
 		t_pass "follower/recorded: its entry survived"
 	else
-		t_fail "follower/recorded: pending/$DEVNO_h0,a,0 missing: $(oneline queue_entries)"
+		t_fail "follower/recorded: pending/$DEVNO_h0,a,0 missing: $(oneline t_queue_left "$RUN")"
 	fi
 	release_lock
 	expect_lock_free "follower/recorded"

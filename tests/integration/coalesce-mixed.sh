@@ -5,15 +5,13 @@
 . "$(dirname "$0")/../lib/test-lib.sh"
 t_require xz python3 flock
 
-PF="$top_builddir/tests/inject/pvscan-fast"
-[ -x "$PF" ] || { echo "FAIL: $PF not built"; exit 1; }
+t_require_inject
+PF=$PFI
 python3 "$top_srcdir/tests/bench/clone-pvs.py" "$FIXTURES/single" 3 "$T_DIR/img" mx >/dev/null
 t_attach "$T_DIR/img/mx00000-d1.img"; A=$T_DEV
 t_attach "$T_DIR/img/mx00001-d1.img"; B=$T_DEV
 t_attach "$T_DIR/img/mx00002-d1.img"; C=$T_DEV
-mkdir -p "$T_DIR/etc"
-printf 'devices {\n global_filter = [ "a|^%s$|", "a|^%s$|", "a|^%s$|", "r|.*|" ]\n}\n' \
-	"$A" "$B" "$C" >"$T_DIR/etc/lvm.conf"
+t_lvm_conf "$T_DIR/etc" "$A $B $C"
 cat >"$T_DIR/fake-lvm" <<EOS
 #!/bin/sh
 for a; do vg=\$a; done

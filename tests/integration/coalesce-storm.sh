@@ -37,13 +37,7 @@ t_require xz lvm flock python3 unshare mount mkfifo diff find sort xargs awk
 
 N=${STORM_N:-200}
 ROUNDS=${STORM_ROUNDS:-3}
-PFI="$top_builddir/tests/inject/pvscan-fast"
-for b in "$PFI" "$PFI-engine"; do
-	[ -x "$b" ] || {
-		echo "FAIL: $b not built (make tests/inject/pvscan-fast{,-engine})"
-		exit 1
-	}
-done
+t_require_inject
 
 ETC="$T_DIR/etc"   # lvm.conf for exactly the devices in $MAP
 VGCHANGE='vgchange -aay --autoactivation event --driverloaded n' # what activations run
@@ -58,10 +52,6 @@ CONF="$ETC"        # the LVM_SYSTEM_DIR invocations get
 INJ=""             # their PVSCAN_FAST_INJECT
 USE_SEQ=1          # whether they get udev's event environment
 
-now_ms() {
-	date +%s%3N
-}
-
 # The activation stand-in: one line per VG activated, its arguments; optionally as slow as a
 # real vgchange.
 cat >"$T_DIR/fake-lvm" <<EOF
@@ -71,33 +61,14 @@ printf '%s\n' "\$*" >>"$ACT"
 EOF
 chmod 0755 "$T_DIR/fake-lvm"
 
-# write_etc DIR FILTER_ENTRIES: an lvm.conf whose global_filter is these entries, then r|.*|.
+# write_etc DIR "DEV...": an lvm.conf accepting only these devices (t_lvm_conf).
 write_etc() {
-	mkdir -p "$1"
-	cat >"$1/lvm.conf.tmp" <<CONF
-devices {
-	global_filter = [ $2"r|.*|" ]
-	use_devicesfile = 0
-	obtain_device_list_from_udev = 0
-}
-global {
-	event_activation = 1
-}
-backup {
-	backup = 0
-	archive = 0
-}
-CONF
-	mv "$1/lvm.conf.tmp" "$1/lvm.conf"
+	t_lvm_conf "$1" "$2" "$T_CONF_NO_LISTS" "$(t_conf_events)"
 }
 
 # exact_etc DIR: accept exactly the devices in $MAP.
 exact_etc() {
-	filt=""
-	while read -r dev _rest; do
-		filt="$filt\"a|^$dev\$|\", "
-	done <"$MAP"
-	write_etc "$1" "$filt"
+	write_etc "$1" "$(cut -d' ' -f1 "$MAP")"
 }
 
 # ---- images: the 3-PV VG's PVs spread over the list, so halves split it ----
@@ -117,15 +88,9 @@ half=$((N / 2))
 TOTAL=$(wc -l <"$T_DIR/images")
 FIRST=$(((TOTAL + 1) / 2)) # attached before the storm in the attach-while-running scenario
 
-# The PVID from the label (LABELONE in one of the first four sectors, PVID at +32).
-python3 - "$T_DIR/images" >"$T_DIR/pvids" <<'PY' || { echo "FAIL: reading PVIDs"; exit 1; }
-import sys
-for path in open(sys.argv[1]).read().split():
-    with open(path, "rb") as f:
-        head = f.read(2048)
-    sec = next(s for s in range(4) if head[s * 512:s * 512 + 8] == b"LABELONE")
-    print(path, head[sec * 512 + 32:sec * 512 + 64].decode())
-PY
+# Each image's PVID, from its label.
+t_python "$top_srcdir/tests/lib/lvmdisk.py" pvids "$T_DIR/images" >"$T_DIR/pvids" ||
+	{ echo "FAIL: reading PVIDs"; exit 1; }
 
 # attach_image IMAGE: attach it (t_attach: no subshell) and append its line to $MAP.
 attach_image() {
@@ -140,14 +105,15 @@ attach_image() {
 }
 
 : >"$MAP"
-t0=$(now_ms)
+t0=$(t_now_ms)
 while read -r img; do
 	attach_image "$img"
 done <"$T_DIR/images"
-echo "# cloned and attached $TOTAL PVs ($N single-PV VGs, one 3-PV VG) in $(($(now_ms) - t0)) ms"
+echo "# cloned and attached $TOTAL PVs ($N single-PV VGs, one 3-PV VG)" \
+	"in $(($(t_now_ms) - t0)) ms"
 mkdir -p "$ETC"
 write_etc "$ETC_NONE" ""
-write_etc "$ETC_LOOPS" '"a|^/dev/loop[0-9]+$|", '
+write_etc "$ETC_LOOPS" '/dev/loop[0-9]+'
 
 # ---- invocations ----
 
@@ -208,12 +174,12 @@ release() {
 		sleep 0.02
 	done
 	exec 9>"$GATE"
-	T_RELEASED=$(now_ms)
+	T_RELEASED=$(t_now_ms)
 }
 
 finish() {
 	wait
-	T_FINISHED=$(now_ms)
+	T_FINISHED=$(t_now_ms)
 	exec 9>&-
 	rm -f "$GATE"
 }
@@ -337,19 +303,7 @@ check() {
 	fi
 	sorted_eq "$tag" "every VG activated exactly once" "$T_DIR/exp.vgs" "$T_DIR/got.act"
 
-	left=$(find "$lvm/pvscan-fast/pending" "$lvm/pvscan-fast/inflight" \
-		"$lvm/pvscan-fast/activate" -mindepth 1 2>/dev/null | wc -l)
-	if [ -d "$lvm/pvscan-fast/pending" ] && [ "$left" -eq 0 ]; then
-		t_pass "$tag: pending/, inflight/ and activate/ empty"
-	else
-		t_fail "$tag: $left entries left in the queue:"
-		find "$lvm/pvscan-fast" -mindepth 2 | head -5 | sed 's/^/#   /'
-	fi
-	if flock -n "$RUN/lock/pvscan-fast.leader" true; then
-		t_pass "$tag: the leader lock is free"
-	else
-		t_fail "$tag: the leader lock is still held"
-	fi
+	t_queue_drained "$tag" "$lvm" "$RUN/lock/pvscan-fast.leader"
 }
 
 # ---- lvm2's end state: its per-device form, once per device in turn ----
@@ -360,7 +314,7 @@ check() {
 lvm2_run() {
 	rm -rf "$L2"
 	mkdir -m 0755 "$L2"
-	t0=$(now_ms)
+	t0=$(t_now_ms)
 	LVM_SYSTEM_DIR="$ETC" unshare --mount --propagation private sh -c '
 		mount --bind "$0" /run || exit 1
 		bad=0
@@ -370,7 +324,7 @@ lvm2_run() {
 		done
 		echo "$bad" >"$1"' "$L2" "$T_DIR/lvm2.bad" \
 		<"$MAP" >"$T_DIR/lvm2.out" 2>"$T_DIR/lvm2.err"
-	echo "# lvm2: $(wc -l <"$MAP") per-device pvscans in $(($(now_ms) - t0)) ms," \
+	echo "# lvm2: $(wc -l <"$MAP") per-device pvscans in $(($(t_now_ms) - t0)) ms," \
 		"$(cat "$T_DIR/lvm2.bad" 2>/dev/null || echo all) failed"
 }
 
@@ -474,7 +428,7 @@ attach_storm() {
 		# shellcheck disable=SC2046 # the fields of the line just added
 		spawn "$i" "$2" $(tail -n 1 "$MAP" | cut -d' ' -f1-4)
 	done <"$T_DIR/map.second"
-	T_ATTACHED=$(now_ms)
+	T_ATTACHED=$(t_now_ms)
 	GATED=1
 	finish
 	unset STORM_LVM_SLEEP

@@ -24,13 +24,7 @@ t_require xz lvm flock python3 diff find sort xargs awk
 
 N=${TRICKLE_N:-300}
 FOLLOWERS=20
-PFI="$top_builddir/tests/inject/pvscan-fast"
-for b in "$PFI" "$PFI-engine"; do
-	[ -x "$b" ] || {
-		echo "FAIL: $b not built (make tests/inject/pvscan-fast{,-engine})"
-		exit 1
-	}
-done
+t_require_inject
 
 ETC="$T_DIR/etc"
 RUN="$T_DIR/run"
@@ -43,10 +37,6 @@ mkdir -p "$ETC" "$RUN" "$OUT"
 : >"$ACT"
 : >"$MAP"
 
-now_ms() {
-	date +%s%3N
-}
-
 cat >"$T_DIR/fake-lvm" <<EOF
 #!/bin/sh
 printf '%s\n' "\$*" >>"$ACT"
@@ -58,16 +48,10 @@ export LVM_SUPPRESS_FD_WARNINGS=1 PVSCAN_FAST_LVM="$T_DIR/fake-lvm" LVM_SYSTEM_D
 # The trickled devices, the followers', the one run under strace and the final leader's.
 python3 "$top_srcdir/tests/bench/clone-pvs.py" "$FIXTURES/single" $((N + FOLLOWERS + 2)) \
 	"$T_DIR/img" tk >"$T_DIR/images" || { echo "FAIL: clone-pvs.py"; exit 1; }
-python3 - "$T_DIR/images" >"$T_DIR/pvids" <<'PY' || { echo "FAIL: reading PVIDs"; exit 1; }
-import sys
-for path in open(sys.argv[1]).read().split():
-    with open(path, "rb") as f:
-        head = f.read(2048)
-    sec = next(s for s in range(4) if head[s * 512:s * 512 + 8] == b"LABELONE")
-    print(path, head[sec * 512 + 32:sec * 512 + 64].decode())
-PY
+t_python "$top_srcdir/tests/lib/lvmdisk.py" pvids "$T_DIR/images" >"$T_DIR/pvids" ||
+	{ echo "FAIL: reading PVIDs"; exit 1; }
 
-FILT=""
+DEVS=""
 STATS=""
 # attach_image IMAGE: attach it, note it in $MAP, and accept it in lvm.conf (written whole).
 # event_activation is left to its default, as on most systems: a follower then need not parse
@@ -82,15 +66,8 @@ attach_image() {
 	pvid=$(grep -F "$1 " "$T_DIR/pvids" | cut -d' ' -f2)
 	echo "$T_DEV $maj $min $seq ${base%-d1.img} $pvid $(awk '{ print $1 }' "$stat")" >>"$MAP"
 	STATS="$STATS $stat"
-	FILT="$FILT\"a|^$T_DEV\$|\", "
-	cat >"$ETC/lvm.conf.tmp" <<CONF
-devices {
-	global_filter = [ $FILT"r|.*|" ]
-	use_devicesfile = 0
-	obtain_device_list_from_udev = 0
-}
-CONF
-	mv "$ETC/lvm.conf.tmp" "$ETC/lvm.conf"
+	DEVS="$DEVS $T_DEV"
+	t_lvm_conf "$ETC" "$DEVS" "$T_CONF_NO_LISTS"
 }
 
 # reads: reads completed on every device attached here, since each was attached.
@@ -148,23 +125,6 @@ check_online() {
 	fi
 }
 
-# queue_empty TAG
-queue_empty() {
-	left=$(find "$RUN/lvm/pvscan-fast/pending" "$RUN/lvm/pvscan-fast/inflight" \
-		"$RUN/lvm/pvscan-fast/activate" -mindepth 1 | wc -l)
-	if [ "$left" -eq 0 ]; then
-		t_pass "$1: pending/, inflight/ and activate/ empty"
-	else
-		t_fail "$1: $left entries left in the queue"
-		find "$RUN/lvm/pvscan-fast" -mindepth 2 | head -5 | sed 's/^/#   /'
-	fi
-	if flock -n "$LOCK" true; then
-		t_pass "$1: the leader lock is free"
-	else
-		t_fail "$1: the leader lock is still held"
-	fi
-}
-
 # ---- the trickle ----
 
 head -n "$N" "$T_DIR/images" >"$T_DIR/trickle"
@@ -177,9 +137,9 @@ while read -r img; do
 	attach_image "$img"
 	# shellcheck disable=SC2046
 	set -- $(last_dev)
-	t0=$(now_ms)
+	t0=$(t_now_ms)
 	invoke "t$i" "$@"
-	ms=$((ms + $(now_ms) - t0))
+	ms=$((ms + $(t_now_ms) - t0))
 	r=$(reads)
 	d=$((r - prev))
 	prev=$r
@@ -209,7 +169,7 @@ else
 	t_fail "trickle: $total device reads for $N devices, more than $((4 * N))"
 fi
 check_online trickle
-queue_empty trickle
+t_queue_drained trickle "$RUN/lvm" "$LOCK"
 
 # ---- followers: the test holds the leader lock ----
 
@@ -220,7 +180,7 @@ done <"$T_DIR/late"
 exec 8>"$LOCK"
 flock -n 8 || { echo "FAIL: cannot take $LOCK"; exit 1; }
 r0=$(reads)
-t0=$(now_ms)
+t0=$(t_now_ms)
 k=0
 # The last two devices are for strace and the final leader.
 head -n "$((N + FOLLOWERS))" "$MAP" | tail -n "$FOLLOWERS" >"$T_DIR/followers"
@@ -228,7 +188,7 @@ while read -r dev maj min seq _rest; do
 	k=$((k + 1))
 	invoke "f$k" "$dev" "$maj" "$min" "$seq"
 done <"$T_DIR/followers"
-ms=$(($(now_ms) - t0))
+ms=$(($(t_now_ms) - t0))
 r1=$(reads)
 echo "# $FOLLOWERS followers in $ms ms ($((ms * 1000 / FOLLOWERS)) us each)"
 if [ "$r1" -eq "$r0" ]; then
@@ -323,6 +283,6 @@ else
 	head -5 "$OUT/leader.out" "$OUT/leader.err" | sed 's/^/#   /'
 fi
 check_online drain
-queue_empty drain
+t_queue_drained drain "$RUN/lvm" "$LOCK"
 
 t_done

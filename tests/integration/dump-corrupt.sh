@@ -12,12 +12,6 @@ clean=$(t_unpack "$src/d1.img.xz" clean.img)
 	{ t_fail "clean fixture does not dump cleanly"; t_done; exit 1; }
 text_off=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][0]["mdas"][0]["text_offset"])' "$T_DIR/clean.json")
 
-# flip FILE OFFSET: invert one byte in place.
-flip() {
-	b=$(dd if="$1" bs=1 skip="$2" count=1 status=none | od -An -tu1 | tr -d ' ')
-	printf "$(printf '\\%03o' $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
-
 # expect NAME IMAGE PYTHON-CONDITION: dump the image via a loop device; it must
 # exit 5 with valid JSON for which the condition (over `d`, the device) holds.
 expect() {
@@ -46,25 +40,25 @@ PY
 }
 
 cp "$clean" "$T_DIR/label-crc.img"
-flip "$T_DIR/label-crc.img" 600
+t_flip "$T_DIR/label-crc.img" 600
 expect label-crc "$T_DIR/label-crc.img" \
 	'"label_error" in d and re.search("crc|checksum", d["label_error"]["reason"], re.I) and d["label_error"]["offset"] in (512, 528)'
 
 cp "$clean" "$T_DIR/label-magic.img"
-flip "$T_DIR/label-magic.img" 513
+t_flip "$T_DIR/label-magic.img" 513
 expect label-magic "$T_DIR/label-magic.img" '"label_error" in d and not d["ok"]'
 
 cp "$clean" "$T_DIR/header-crc.img"
-flip "$T_DIR/header-crc.img" $((4096 + 200))
+t_flip "$T_DIR/header-crc.img" $((4096 + 200))
 expect header-crc "$T_DIR/header-crc.img" \
 	're.search("crc|checksum", d["mdas"][0]["header_error"]["reason"], re.I) and d["mdas"][0]["header_error"]["offset"] == 4096'
 
 cp "$clean" "$T_DIR/header-magic.img"
-flip "$T_DIR/header-magic.img" $((4096 + 6))
+t_flip "$T_DIR/header-magic.img" $((4096 + 6))
 expect header-magic "$T_DIR/header-magic.img" '"header_error" in d["mdas"][0]'
 
 cp "$clean" "$T_DIR/text-crc.img"
-flip "$T_DIR/text-crc.img" $((text_off + 100))
+t_flip "$T_DIR/text-crc.img" $((text_off + 100))
 expect text-crc "$T_DIR/text-crc.img" \
 	're.search("crc|checksum", d["mdas"][0]["text_error"]["reason"], re.I) and "vg_name" not in d'
 
@@ -94,25 +88,13 @@ expect random-first-mib "$T_DIR/random.img" '"label_error" in d'
 
 # Syntax error in the text with a valid checksum: the reason gives line and column.
 cp "$clean" "$T_DIR/text-syntax.img"
-python3 - "$T_DIR/text-syntax.img" "$text_off" <<'PY'
-import struct, sys, zlib
-path, text_off = sys.argv[1], int(sys.argv[2])
-def lvm_crc(data, init=0xf597a6cf):
-    return zlib.crc32(data, init ^ 0xffffffff) ^ 0xffffffff
-with open(path, "r+b") as f:
-    f.seek(4096)
-    hdr = bytearray(f.read(512))
-    off, size = struct.unpack_from("<QQ", hdr, 40)
-    f.seek(4096 + off)
-    text = bytearray(f.read(size))
+t_python - "$T_DIR/text-syntax.img" <<'PY'
+import sys
+from lvmdisk import rewrite_text
+def break_grammar(text):
     i = text.index(b"seqno = ")
     text[i + 5] = ord("{")           # "seqno { ..." breaks the grammar
-    f.seek(4096 + off)
-    f.write(text)
-    struct.pack_into("<I", hdr, 56, lvm_crc(bytes(text)))
-    struct.pack_into("<I", hdr, 0, lvm_crc(bytes(hdr[4:])))
-    f.seek(4096)
-    f.write(hdr)
+rewrite_text(sys.argv[1], break_grammar)
 PY
 expect text-syntax "$T_DIR/text-syntax.img" \
 	'd["mdas"][0]["text_ok"] and d["mdas"][0]["metadata_error"]["line"] > 0'

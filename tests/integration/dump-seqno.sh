@@ -10,27 +10,15 @@ d2=$(t_unpack "$fx/d2.img.xz" d2.img)
 
 # Rewrite d2's committed text one seqno back, with valid checksums: a PV that
 # missed the last VG update.
-python3 - "$d2" <<'PY'
-import re, struct, sys, zlib
-def lvm_crc(data, init=0xf597a6cf):
-    return zlib.crc32(data, init ^ 0xffffffff) ^ 0xffffffff
-with open(sys.argv[1], "r+b") as f:
-    f.seek(4096)
-    hdr = bytearray(f.read(512))
-    off, size = struct.unpack_from("<QQ", hdr, 40)
-    f.seek(4096 + off)
-    text = bytearray(f.read(size))
+t_python - "$d2" <<'PY'
+import re, sys
+from lvmdisk import rewrite_text
+def one_back(text):
     m = re.search(rb"seqno = (\d+)\n", text)
-    old = int(m.group(1))
-    new = str(old - 1).encode()
+    new = str(int(m.group(1)) - 1).encode()
     assert len(new) == len(m.group(1))
     text[m.start(1):m.end(1)] = new
-    f.seek(4096 + off)
-    f.write(text)
-    struct.pack_into("<I", hdr, 56, lvm_crc(bytes(text)))
-    struct.pack_into("<I", hdr, 0, lvm_crc(bytes(hdr[4:])))
-    f.seek(4096)
-    f.write(hdr)
+rewrite_text(sys.argv[1], one_back)
 PY
 
 t_attach "$d1"; l1=$T_DEV

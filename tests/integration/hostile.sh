@@ -28,24 +28,9 @@ json() {
 		python3 -c 'import json,sys; d=json.load(sys.stdin)["devices"][0]; print(eval(sys.argv[1]))' "$2"
 }
 
-# flip FILE OFFSET: invert one byte in place.
-flip() {
-	b=$(dd if="$1" bs=1 skip="$2" count=1 status=none | od -An -tu1 | tr -d ' ')
-	# shellcheck disable=SC2059
-	printf "$(printf '\\%03o' $((b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
-}
-
 # write_conf DEV...: lvm.conf accepting exactly these devices.
 write_conf() {
-	mkdir -p "$ETC"
-	{
-		printf 'devices {\n\tglobal_filter = [ '
-		for d in "$@"; do
-			printf '"a|^%s$|", ' "$d"
-		done
-		printf '"r|.*|" ]\n\tuse_devicesfile = 0\n\tobtain_device_list_from_udev = 0\n}\n'
-		printf 'global {\n\tevent_activation = 1\n}\n'
-	} >"$ETC/lvm.conf"
+	t_lvm_conf "$ETC" "$*" "$T_CONF_NO_LISTS" "$(t_conf_events)"
 }
 
 # ---- images: distinct single-PV VGs (no duplicate PVIDs), then damaged copies ----
@@ -75,9 +60,9 @@ done
 [ -n "$two" ] || { echo "FAIL: no two-mdas copy with ids of its own"; exit 1; }
 
 text_off=$(json "$(img 0)" 'd["mdas"][0]["text_offset"]')
-flip "$(img 3)" 600                          # label CRC
-flip "$(img 4)" $((4096 + 200))              # mda header CRC
-flip "$(img 5)" $((text_off + 100))          # metadata text CRC
+t_flip "$(img 3)" 600                          # label CRC
+t_flip "$(img 4)" $((4096 + 200))              # mda header CRC
+t_flip "$(img 5)" $((text_off + 100))          # metadata text CRC
 truncate -s $((text_off + 512)) "$(img 6)"   # cut inside the text: below pv_min_size
 truncate -s 4M "$(img 10)"                   # data area cut short
 dd if=/dev/urandom of="$(img 7)" bs=1M count=1 conv=notrunc status=none

@@ -131,8 +131,8 @@ check_tree() {
 check_wait() {
 	root=$1 what=$2
 	shift 2
-	mkdir -p "$root/tmp/pf/etc" "$root/tmp/pf/run" "$root/tmp/pf/lock"
-	printf 'devices {\n\tglobal_filter = [ "r|.*|" ]\n}\n' >"$root/tmp/pf/etc/lvm.conf"
+	mkdir -p "$root/tmp/pf/run" "$root/tmp/pf/lock"
+	t_lvm_conf "$root/tmp/pf/etc" ""
 	mkdir -p "$root/dev"
 	[ -e "$root/dev/null" ] || mknod -m 666 "$root/dev/null" c 1 3
 	set -- env LVM_SYSTEM_DIR=/tmp/pf/etc PVSCAN_FAST_RUN_DIR=/tmp/pf/run \

@@ -12,9 +12,8 @@ d2=$(t_unpack "$fx/d2.img.xz" d2.img)
 t_attach "$d1"; l1=$T_DEV
 t_attach "$d2"; l2=$T_DEV
 
-mkdir -p "$T_DIR/etc" "$T_DIR/run"
-printf 'devices {\n\tglobal_filter = [ "a|^%s$|", "a|^%s$|", "r|.*|" ]\n}\n' "$l1" "$l2" \
-	>"$T_DIR/etc/lvm.conf"
+mkdir -p "$T_DIR/run"
+t_lvm_conf "$T_DIR/etc" "$l1 $l2"
 export LVM_SYSTEM_DIR="$T_DIR/etc" LVM_SUPPRESS_FD_WARNINGS=1
 export PVSCAN_FAST_RUN_DIR="$T_DIR/run/lvm" PVSCAN_FAST_LOCK_DIR="$T_DIR/run/lock/lvm"
 mkdir -p "$T_DIR/run/lock/lvm"

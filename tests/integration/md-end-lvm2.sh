@@ -39,11 +39,8 @@ import os
 import re
 import struct
 import sys
-import zlib
 
-
-def lvm_crc(data, init=0xF597A6CF):
-    return zlib.crc32(data, init ^ 0xFFFFFFFF) ^ 0xFFFFFFFF
+from lvmdisk import lvm_crc
 
 
 def put(img, off, data):
@@ -125,7 +122,7 @@ else:
 PY
 
 mdimg() {
-	python3 "$T_DIR/mdimg.py" "$@" || fail_setup "mdimg $*"
+	t_python "$T_DIR/mdimg.py" "$@" || fail_setup "mdimg $*"
 }
 
 # --- the devices -------------------------------------------------------------------------
@@ -152,7 +149,7 @@ python3 "$top_srcdir/tests/bench/clone-pvs.py" "$FIXTURES/single" "$n_cases" "$I
 python3 "$top_srcdir/tests/bench/clone-pvs.py" "$FIXTURES/two-pv" 1 "$IMG" mdtwo \
 	>"$T_DIR/twos" || fail_setup "clone two-pv"
 
-ACCEPT_ALL=""
+OURS="" # the devices lvm.conf accepts
 ORDER=""
 NAMES="" # "DEV=NAME ...", for the step names
 PLAIN=""
@@ -160,7 +157,7 @@ GROW_1_0=""
 HINT_1_0=""
 HINT_PLAIN=""
 use() {
-	ACCEPT_ALL="$ACCEPT_ALL\"a|^$1\$|\", "
+	OURS="$OURS $1"
 	ORDER="$ORDER $1"
 }
 
@@ -199,7 +196,7 @@ while IFS=: read -r name resize ops lbs; do
 	hint-plain) HINT_PLAIN=$T_DEV ;;
 	esac
 	if [ "$name" = hint-plain ]; then
-		ACCEPT_ALL="$ACCEPT_ALL\"a|^$T_DEV\$|\", "
+		OURS="$OURS $T_DEV"
 	else
 		use "$T_DEV"
 	fi
@@ -231,21 +228,8 @@ done
 
 # conf [DEVICES_LINES]: lvm.conf accepting exactly our devices.
 conf() {
-	cat >"$ETC/lvm.conf" <<CONF
-devices {
-	global_filter = [ $ACCEPT_ALL"r|.*|" ]
-	use_devicesfile = 0
-	obtain_device_list_from_udev = 0
-	${1:-}
-}
-global {
-	event_activation = 1
-}
-backup {
-	backup = 0
-	archive = 0
-}
-CONF
+	t_lvm_conf "$ETC" "$OURS" "$T_CONF_NO_LISTS
+	${1:-}" "$(t_conf_events)"
 }
 
 UDEV="--cache --listvg --checkcomplete --vgonline --autoactivation event --udevoutput"

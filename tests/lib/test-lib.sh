@@ -1,6 +1,8 @@
 # shellcheck shell=sh
 # Shared helpers for the shell integration tests: prerequisites (exit 77 = skip),
-# a private scratch directory, and loop devices that are always detached again.
+# a private scratch directory, loop devices that are always detached again, lvm.conf for
+# exactly the test's devices, pvscan-fast's queue. The VM guest scripts, the benchmarks and
+# the demo source it too, for the helpers that need no scratch directory.
 #
 # Loop devices are shared with other work on the machine: only devices attached
 # here are ever detached, by name.
@@ -47,6 +49,18 @@ t_require() {
 	trap 'exit 130' INT TERM HUP PIPE
 }
 
+# The test builds (tests/inject/), which honour PVSCAN_FAST_INJECT: the command in PFI, its
+# engine beside it.
+t_require_inject() {
+	PFI="$top_builddir/tests/inject/pvscan-fast"
+	for _b in "$PFI" "$PFI-engine"; do
+		[ -x "$_b" ] || {
+			echo "FAIL: $_b not built (make tests/inject/pvscan-fast{,-engine})"
+			exit 1
+		}
+	done
+}
+
 # Attach an image file read-only; the loop device is left in T_DEV (no subshell,
 # so the cleanup list stays complete).
 t_attach() {
@@ -81,35 +95,94 @@ t_done() {
 	[ "$T_FAILS" -eq 0 ]
 }
 
+# t_lvm_conf DIR "DEV..." [DEVICES_LINES [SECTIONS]]: write DIR/lvm.conf (DIR made if need be;
+# the file is replaced by a rename, so a reader never sees half of it). Its devices section has
+# a global_filter accepting exactly the DEVs, in order, and rejecting everything else, then
+# DEVICES_LINES; SECTIONS (whole sections) follow. A DEV may be an extended regex naming several
+# devices (/dev/loop(3|7)); !DEV rejects DEV instead. DEVICES_LINES that set a global_filter of
+# their own replace this one.
+t_lvm_conf() {
+	case $- in
+	*f*) _glob=off ;;
+	*)
+		_glob=on
+		set -f
+		;;
+	esac
+	_filter="global_filter = [ "
+	for _d in $2; do
+		case $_d in
+		!*) _filter="$_filter\"r|^${_d#!}\$|\", " ;;
+		*) _filter="$_filter\"a|^$_d\$|\", " ;;
+		esac
+	done
+	_filter="$_filter\"r|.*|\" ]"
+	[ "$_glob" = off ] || set +f
+	case ${3:-} in
+	*global_filter*) _filter="" ;;
+	esac
+	mkdir -p "$1" &&
+		{
+			echo "devices {"
+			[ -z "$_filter" ] || printf '\t%s\n' "$_filter"
+			[ -z "${3:-}" ] || printf '\t%s\n' "$3"
+			echo "}"
+			[ -z "${4:-}" ] || printf '%s\n' "$4"
+		} >"$1/lvm.conf.tmp" &&
+		mv "$1/lvm.conf.tmp" "$1/lvm.conf"
+}
+
+# DEVICES_LINES for t_lvm_conf: which devices lvm2 sees is the filter's business alone, not a
+# devices file's or udev's.
+T_CONF_NO_LISTS='use_devicesfile = 0
+	obtain_device_list_from_udev = 0'
+
+# t_conf_events [GLOBAL_LINES]: SECTIONS for t_lvm_conf: event activation on (as udev's
+# pvscan calls expect), GLOBAL_LINES, and no metadata backups written into LVM_SYSTEM_DIR.
+# shellcheck disable=SC2120 # GLOBAL_LINES come from the test scripts
+t_conf_events() {
+	printf 'global {\n\tevent_activation = 1\n'
+	[ -z "${1:-}" ] || printf '\t%s\n' "$1"
+	printf '}\nbackup {\n\tbackup = 0\n\tarchive = 0\n}\n'
+}
+
 # t_lvm "DEV DEV..." ARGS...: run real lvm2 as the oracle on exactly these
 # devices, in a private mount namespace with a tmpfs over /run and a private
 # LVM_SYSTEM_DIR, so the host's /run/lvm, locks and /etc/lvm are never touched.
 t_lvm() {
-	filt=""
-	for d in $1; do
-		filt="$filt\"a|^$d\$|\", "
-	done
+	t_lvm_conf "$T_DIR/lvmetc" "$1" "$T_CONF_NO_LISTS
+	hints = \"none\"" "$(t_conf_events)"
 	shift
-	mkdir -p "$T_DIR/lvmetc"
-	cat >"$T_DIR/lvmetc/lvm.conf" <<CONF
-devices {
-	global_filter = [ $filt"r|.*|" ]
-	use_devicesfile = 0
-	obtain_device_list_from_udev = 0
-	hints = "none"
-}
-global {
-	event_activation = 1
-}
-backup {
-	backup = 0
-	archive = 0
-}
-CONF
 	LVM_SYSTEM_DIR="$T_DIR/lvmetc" LVM_SUPPRESS_FD_WARNINGS=1 \
 		unshare --mount --propagation private sh -c \
 		'mount -t tmpfs -o mode=0755,size=8m pvscan-fast-test /run && exec "$@"' t_lvm \
 		lvm "$@"
+}
+
+# t_queue_left LVM_RUN_DIR: the entries left in pvscan-fast's queue under LVM_RUN_DIR (its
+# pending/, inflight/ and activate/), as SUBDIR/NAME, one a line.
+t_queue_left() {
+	for _sub in pending inflight activate; do
+		[ ! -d "$1/pvscan-fast/$_sub" ] ||
+			find "$1/pvscan-fast/$_sub" -mindepth 1 -maxdepth 1 -printf "$_sub/%f\n"
+	done
+}
+
+# t_queue_drained TAG LVM_RUN_DIR LOCK: the queue exists and is empty, and nobody holds the
+# leader lock LOCK: every invocation's work is done.
+t_queue_drained() {
+	t_queue_left "$2" >"$T_DIR/queue.left"
+	if [ -d "$2/pvscan-fast/pending" ] && [ ! -s "$T_DIR/queue.left" ]; then
+		t_pass "$1: pending/, inflight/ and activate/ empty"
+	else
+		t_fail "$1: $(wc -l <"$T_DIR/queue.left") entries left in the queue"
+		head -5 "$T_DIR/queue.left" | sed 's/^/#   /'
+	fi
+	if flock -n "$3" true; then
+		t_pass "$1: the leader lock is free"
+	else
+		t_fail "$1: the leader lock is still held"
+	fi
 }
 
 # ---- blockfs: files that fail or never answer, for loop devices (tests/hostile/blockfs.c) ----
@@ -204,6 +277,20 @@ t_wait_gone() {
 	done
 }
 
+# t_flip FILE OFFSET: invert one byte in place.
+t_flip() {
+	_b=$(dd if="$1" bs=1 skip="$2" count=1 status=none | od -An -tu1 | tr -d ' ')
+	# shellcheck disable=SC2059
+	printf "$(printf '\\%03o' $((_b ^ 255)))" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+# t_python ARGS...: python3 that can import tests/lib's modules (lvmdisk), and leaves no
+# bytecode in the source tree.
+t_python() {
+	PYTHONPATH="$top_srcdir/tests/lib" PYTHONDONTWRITEBYTECODE=1 python3 "$@"
+}
+
+# t_now_ms: the wall clock in milliseconds.
 t_now_ms() {
 	date +%s%3N
 }

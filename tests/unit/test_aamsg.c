@@ -136,7 +136,7 @@ START_TEST(test_process_each_messages)
 					.process_each = true };
 	struct pf_vg *vg;
 	struct pf_aapolicy *p;
-	/* lvm2: sysid-none and read-only in tests/vm/policy-parity.sh */
+	/* lvm2: sysid-none and read-only in tests/vm/guest-policy.sh */
 	const char *const foreign[] = {
 		"P+VG vga run autoactivation.",
 		"E:Cannot access VG vga with system ID other with unknown local system ID.",
@@ -184,7 +184,7 @@ START_TEST(test_process_each_messages)
 }
 END_TEST
 
-/* lvm2: auto-list-odd in tests/vm/policy-parity.sh (stdout, each time an LV is checked). */
+/* lvm2: auto-list-odd in tests/vm/guest-policy.sh (stdout, each time an LV is checked). */
 START_TEST(test_list_empty_entries)
 {
 	struct pf_vg *vg = aa_build(&aa_gate_vg);

@@ -1,8 +1,13 @@
 # shellcheck shell=sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# What the guest test scripts share: the VM check, the pvscan-fast binary, results, and a
-# cleanup that removes every dm device and detaches the loop devices in $loops.
+# What the guest test scripts share: the VM check, the pvscan-fast binary, results, a cleanup
+# that removes every dm device and detaches the loop devices in $loops, fixtures on loop devices,
+# and what udev and dm show. The helpers of tests/lib/test-lib.sh that need no scratch directory
+# (t_lvm_conf, t_queue_left) are theirs too.
 #   . "$top_srcdir/tests/vm/guest-lib.sh"; guest_init NAME WORKDIR
+
+# shellcheck source=tests/lib/test-lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/test-lib.sh"
 
 guest_init() {
 	[ "${PF_VM:-}" = 1 ] || {
@@ -61,6 +66,48 @@ same() {
 		not_ok "$1"
 		diff -u "$2" "$3" | sed 's/^/#   /' | head -40
 	fi
+}
+
+# attach_fixture FIXTURE_DIR WORKDIR: the fixture's dN.img.xz images unpacked into WORKDIR and
+# attached read-write, in order, once udev has settled: fixture_devs lists the loop devices
+# (which $loops holds too, for the cleanup), WORKDIR/loops has a line "IMAGE DEVICE" for each.
+# No such fixture is a usage error: exit 2.
+attach_fixture() {
+	[ -f "$1/d1.img.xz" ] || { echo "${0##*/}: no fixture $1" >&2; exit 2; }
+	fixture_devs=""
+	: >"$2/loops"
+	for _x in "$1"/d*.img.xz; do
+		_img=$2/$(basename "$_x" .xz)
+		xz -dc "$_x" | dd of="$_img" bs=64k conv=sparse status=none
+		_l=$(losetup -f --show "$_img")
+		loops="$loops $_l"
+		fixture_devs="$fixture_devs $_l"
+		echo "${_img##*/} $_l" >>"$2/loops"
+	done
+	udevadm settle
+}
+
+# dm_readahead: "NODE SECTORS", the read-ahead of every /dev/mapper node; one blockdev for all
+# of them, as process starts cost ~28x under TCG.
+dm_readahead() {
+	_nodes=""
+	for _n in /dev/mapper/*; do
+		[ "$_n" = /dev/mapper/control ] || [ ! -e "$_n" ] || _nodes="$_nodes $_n"
+	done
+	[ -n "$_nodes" ] || return 0
+	# shellcheck disable=SC2086 # dm names have no blanks
+	blockdev --getra $_nodes | awk -v nodes="$_nodes" 'BEGIN { split(nodes, n, " ") }
+		{ print n[NR] " " $0 }'
+}
+
+# stop_udevd: ask the running udevd to exit, and wait (up to ~10 s) until it no longer answers.
+stop_udevd() {
+	udevadm control --exit 2>/dev/null || true
+	_i=0
+	while udevadm control --ping --timeout=1 >/dev/null 2>&1 && [ $_i -lt 100 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
 }
 
 # Seconds since boot, and since such a mark, without starting a process for the first.

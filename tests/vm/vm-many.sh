@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # make check: 200 VGs brought up at coldplug by pvscan-fast's udev rule, then hotplug and both
-# rules at once (many-vgs.sh).
+# rules at once (guest-many.sh).
 #
 # The PV images are cloned here, natively, and handed to the guest as sparse tars in the build
 # tree: cloning 200 images with python under TCG costs about a minute.
@@ -31,5 +31,5 @@ rm -rf "$dir/img" "$dir/more"
 # children_max well below the number of VGs: udev's workers are scarce, as in the issue.
 rc=0
 /bin/sh "$top_srcdir/tests/vm/vm-run.sh" --udev-children-max 8 --timeout "${VM_TIMEOUT:-900}" \
-	"$top_srcdir/tests/vm/many-vgs.sh" "$dir/images.tar" "$dir/more.tar" || rc=$?
+	"$top_srcdir/tests/vm/guest-many.sh" "$dir/images.tar" "$dir/more.tar" || rc=$?
 exit "$rc"

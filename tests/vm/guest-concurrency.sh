@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest script: lvm2 commands on the same or another VG while pvscan-fast activates, real kernel.
 #
-#   tests/vm/vm-run.sh tests/vm/concurrency.sh
+#   tests/vm/vm-run.sh tests/vm/guest-concurrency.sh
 #
 # VGs cloned from fixtures/single (cs000NN, lv0 linear) and fixtures/two-pv (ct00000: linear,
 # striped, two-segment LVs over 2 PVs) on loop devices; pvscan-fast always runs its udev form,
@@ -22,7 +22,7 @@
 set -eu
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
-guest_init concurrency.sh /tmp/concurrency
+guest_init guest-concurrency.sh /tmp/concurrency
 command -v python3 >/dev/null || { echo "SKIP: concurrency: no python3"; exit 77; }
 command -v flock >/dev/null || { echo "SKIP: concurrency: no flock(1)"; exit 77; }
 RACES=${CONCURRENCY_RACES:-8}
@@ -44,7 +44,7 @@ cleanup() {
 trap cleanup EXIT
 
 
-mask_lvm_rule concurrency.sh
+mask_lvm_rule guest-concurrency.sh
 mkdir -p "$work/img" "$work/bin"
 [ -d "$LOCKDIR" ] || mkdir -m 0700 "$LOCKDIR"
 # Copies: a rebuild on the host during the run must not change the binaries (the command finds
@@ -172,8 +172,7 @@ release() {
 
 # after_case NAME: pvscan-fast's queue and journal empty, no udev semaphore.
 after_case() {
-	left=$(find /run/lvm/pvscan-fast/pending /run/lvm/pvscan-fast/inflight \
-		/run/lvm/pvscan-fast/activate -mindepth 1 2>/dev/null | head -5)
+	left=$(t_queue_left /run/lvm | head -5)
 	if [ -z "$left" ]; then
 		ok "$1: pvscan-fast's queue and journal are empty"
 	else

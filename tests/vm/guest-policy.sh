@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest script: which LVs pvscan-fast autoactivates, and what it says, against lvm2's pvscan.
 #
-#   tests/vm/vm-run.sh --timeout 1200 tests/vm/policy-parity.sh
+#   tests/vm/vm-run.sh --timeout 1200 tests/vm/guest-policy.sh
 #
 # lvm2 builds VGs on loop devices that exercise every gate of event autoactivation: LV flags
 # (activation skip, autoactivation off), VG autoactivation off, LV and VG tags, host tags,
@@ -28,7 +28,7 @@
 set -eu
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
-guest_init policy-parity.sh /tmp/policy-parity
+guest_init guest-policy.sh /tmp/policy-parity
 SHOW=${POLICY_PARITY_SHOW:-0}
 etc=$work/etc
 out=$work/out
@@ -41,19 +41,19 @@ now() {
 t0=$(now)
 
 # Only our explicit calls activate: udev's own event activation is masked.
-mask_lvm_rule policy-parity.sh
+mask_lvm_rule guest-policy.sh
 export LVM_SUPPRESS_FD_WARNINGS=1
 # hosttags = 1 and system_id_source = "uname" use the node name; the guest has none.
 echo pfguest >/proc/sys/kernel/hostname
 
 mkdir -p "$work/img" "$etc" "$out" "$work/run"
 export LVM_SYSTEM_DIR=$etc
-FILTER='global_filter = [ "a|^/dev/loop[0-9]+$|", "r|.*|" ]'
+LOOPS='/dev/loop[0-9]+' # what every lvm.conf accepts
 # conf [TEXT [DEVICES]]: lvm.conf is the filter, DEVICES settings and TEXT; lvmlocal.conf and
 # lvm_ht.conf are emptied.
 conf() {
-	printf 'devices {\n\t%s\n\tuse_devicesfile = 0\n%s}\n%s\n' "$FILTER" "${2:-}" "${1:-}" \
-		>"$etc/lvm.conf"
+	t_lvm_conf "$etc" "$LOOPS" "use_devicesfile = 0${2:+
+	$2}" "${1:-}"
 	: >"$etc/lvmlocal.conf"
 	: >"$etc/lvm_ht.conf"
 }
@@ -88,8 +88,8 @@ conf 'backup {
 	archive = 0
 }'
 hide() {
-	printf " --config 'devices/global_filter=[ \"r|^%s\$|\", %s ]'" "$1" \
-		'"a|^/dev/loop[0-9]+$|", "r|.*|"'
+	printf " --config 'devices/global_filter=[ \"r|^%s\$|\", \"a|^%s\$|\", \"r|.*|\" ]'" \
+		"$1" "$LOOPS"
 }
 sid() {
 	printf " --config 'global/system_id_source=\"lvmlocal\" local/system_id=\"%s\"'" "$1"
@@ -549,8 +549,7 @@ know "duplicate-elsewhere:same stderr" "by design: no warnings about a duplicate
 scenario duplicate-pv "" "$dev_d $dev_d2"
 scenario duplicate-pv-quick "vgd-d1" "$dev_d" "$dev_d2"
 scenario duplicate-elsewhere "vgb-b1 vgb-b2" "$dev_b $dev_n"
-conf '' '	allow_changes_with_duplicate_pvs = 1
-'
+conf '' 'allow_changes_with_duplicate_pvs = 1'
 scenario duplicate-pv-allowed "vgd-d1" "$dev_d $dev_d2"
 
 # Not per scenario: one line for a doubled "run autoactivation" (slurp keeps the first).

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest script (vm-run.sh --systemd): pvscan-fast's installed rule with systemd as init.
 #
-#   tests/vm/vm-run.sh --systemd --udev-children-max 8 tests/vm/rule-systemd.sh [IMAGES.tar]
+#   tests/vm/vm-run.sh --systemd --udev-children-max 8 tests/vm/guest-rule-systemd.sh [IMAGES.tar]
 #
 # N single-PV VGs (RULE_SYSTEMD_N, 50) on null_blk devices whose add events are held back until
 # the PVs are written, then released at once. With /run/systemd/system present, the leader must
@@ -13,7 +13,7 @@
 set -eu
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
-guest_init rule-systemd.sh /tmp/rule-systemd
+guest_init guest-rule-systemd.sh /tmp/rule-systemd
 [ -d /run/systemd/system ] || { echo "SKIP: rule-systemd: systemd is not init here"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: rule-systemd: no python3"; exit 77; }
 N=${RULE_SYSTEMD_N:-50}
@@ -27,7 +27,7 @@ set -- "$work"/img/*.img
 N=$#
 
 nullb_like_disk
-install_pf_rule rule-systemd.sh "$work/bin"
+install_pf_rule guest-rule-systemd.sh "$work/bin"
 udevadm settle
 
 udevadm control --stop-exec-queue
@@ -85,12 +85,8 @@ said=$(journalctl --since "$jmark" -o cat -u 'pvscan-fast-leader-*' |
 	grep -iE 'warning|error|cannot|fail' | head -5 || true)
 [ -z "$said" ] && ok "no warning or error from the leaders in the journal" ||
 	not_ok "leaders said: $said"
-left=""
-for q in pending inflight activate; do
-	k=$(find "/run/lvm/pvscan-fast/$q" -mindepth 1 2>/dev/null | wc -l)
-	[ "$k" -eq 0 ] || left="$left $k in $q/"
-done
-[ -z "$left" ] && ok "pvscan-fast's queue and journal empty" || not_ok "left:$left"
+left=$(t_queue_left /run/lvm | head -5)
+[ -z "$left" ] && ok "pvscan-fast's queue and journal empty" || not_ok "left: $left"
 no_udev_sems ""
 
 echo "$passes passed, $fails failed"

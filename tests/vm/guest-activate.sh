@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest script: pvscan-fast's activation against lvm2's, fixture by fixture, on a real kernel.
 #
-#   tests/vm/vm-run.sh tests/vm/activate-parity.sh [FIXTURE...]
+#   tests/vm/vm-run.sh tests/vm/guest-activate.sh [FIXTURE...]
 #
 # For each fixture: activate its VGs with lvm2 (`vgchange -aay`) and record the dm tables,
 # names, UUIDs and attributes, read-ahead and the /dev/VG and /dev/mapper links udev made;
@@ -14,7 +14,7 @@
 set -eu
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
-guest_init activate-parity.sh /tmp/activate-parity
+guest_init guest-activate.sh /tmp/activate-parity
 fixdir=$top_srcdir/tests/fixtures
 # FIXTURE+cfg: the same with lvm.conf's activation settings that change tables and flags.
 [ $# -gt 0 ] || set -- single two-pv three-pv hyphens wrap bootloader labelsector two-mdas \
@@ -23,7 +23,7 @@ fixdir=$top_srcdir/tests/fixtures
 # Fixtures whose every LV is linear or striped: pvscan-fast must not need lvm2 for them.
 NATIVE="single two-pv three-pv hyphens wrap bootloader labelsector two-mdas no-mda ignored-mda"
 NATIVE="$NATIVE two-pv+cfg three-pv+cfg"
-mask_lvm_rule activate-parity.sh
+mask_lvm_rule guest-activate.sh
 export LVM_SUPPRESS_FD_WARNINGS=1
 
 # record DIR VGS: what device-mapper and udev show for the VGs' LVs.
@@ -34,18 +34,7 @@ record() {
 	udevadm settle
 	dmsetup table 2>&1 | sort >"$d/table"
 	dmsetup info -c --noheadings -o name,uuid,attr 2>&1 | sort >"$d/info"
-	nodes=""
-	for n in /dev/mapper/*; do
-		[ "$n" = /dev/mapper/control ] || [ ! -e "$n" ] || nodes="$nodes $n"
-	done
-	: >"$d/readahead"
-	if [ -n "$nodes" ]; then
-		# shellcheck disable=SC2086 # dm names have no blanks
-		blockdev --getra $nodes >"$d/ra.tmp"
-		# shellcheck disable=SC2086
-		printf '%s\n' $nodes | paste -d' ' - "$d/ra.tmp" | sort >"$d/readahead"
-		rm -f "$d/ra.tmp"
-	fi
+	dm_readahead | sort >"$d/readahead"
 	dirs=/dev/mapper
 	for vg in "$@"; do
 		dirs="$dirs /dev/$vg"
@@ -63,28 +52,21 @@ for arg in "$@"; do
 	fx=${arg%+cfg}
 	src=$fixdir/$fx
 	wd=$work/$fx
-	[ -f "$src/d1.img.xz" ] || { echo "activate-parity: no fixture $src" >&2; exit 2; }
 	echo "== $fx"
 	rm -rf "$wd"
 	mkdir -p "$wd/etc" "$wd/run"
-	filt=""
-	devs=""
-	for x in "$src"/d*.img.xz; do
-		img=$wd/$(basename "$x" .xz)
-		xz -dc "$x" | dd of="$img" bs=64k conv=sparse status=none
-		l=$(losetup -f --show "$img")
-		loops="$loops $l"
-		devs="$devs $l"
-		filt="$filt\"a|^$l\$|\", "
-	done
-	udevadm settle
-	printf 'devices {\n\tglobal_filter = [ %s"r|.*|" ]\n\tuse_devicesfile = 0\n}\n' "$filt" \
-		>"$wd/etc/lvm.conf"
+	attach_fixture "$src" "$wd"
+	devs=$fixture_devs
+	activation=""
 	if [ "$arg" != "$fx" ]; then
-		printf 'activation {\n\treadahead = "none"\n\tuse_linear_target = 0\n%s\n}\n' \
-			'	read_only_volume_list = [ "vgtwo/lin", "vgthree/multi" ]' >>"$wd/etc/lvm.conf"
+		activation='activation {
+	readahead = "none"
+	use_linear_target = 0
+	read_only_volume_list = [ "vgtwo/lin", "vgthree/multi" ]
+}'
 		fx=$arg
 	fi
+	t_lvm_conf "$wd/etc" "$devs" "use_devicesfile = 0" "$activation"
 	export LVM_SYSTEM_DIR="$wd/etc"
 	vgs=$(lvm vgs --noheadings -o vg_name 2>/dev/null | tr -d ' ' | sort | tr '\n' ' ')
 

@@ -2,25 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest script proving the VM harness: device-mapper, loop, udevd, udev-made dm nodes.
 #
-# Runs inside the VM only (vm-run.sh sets PF_VM=1); run it with vm-run.sh selftest.sh.
+# Runs inside the VM only (vm-run.sh sets PF_VM=1); run it with vm-run.sh guest-selftest.sh.
 # shellcheck disable=SC2016 # sh -c bodies expand in the inner shell
 set -eu
 
 if [ "${PF_VM:-}" != 1 ]; then
-	echo "SKIP: selftest.sh runs inside the VM (tests/vm/vm-run.sh)"
+	echo "SKIP: guest-selftest.sh runs inside the VM (tests/vm/vm-run.sh)"
 	exit 77
 fi
 
+# shellcheck source=tests/vm/guest-lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh" # ok, not_ok; the harness alone
 passes=0
 fails=0
-ok() {
-	passes=$((passes + 1))
-	echo "ok - $*"
-}
-not_ok() {
-	fails=$((fails + 1))
-	echo "not ok - $*"
-}
 check() {
 	msg=$1
 	shift

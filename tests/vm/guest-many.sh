@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest script: many single-PV VGs brought up at coldplug by pvscan-fast's installed udev rule.
 #
-#   tests/vm/vm-run.sh --udev-children-max 8 tests/vm/many-vgs.sh [IMAGES.tar [MORE.tar]]
+#   tests/vm/vm-run.sh --udev-children-max 8 tests/vm/guest-many.sh [IMAGES.tar [MORE.tar]]
 #
 # N VGs (200; clones of fixtures/single, from IMAGES.tar made by vm-many.sh with
 # tests/bench/clone-pvs.py, else cloned here, which is slow under TCG) on null_blk devices, which
@@ -34,7 +34,7 @@
 set -eu
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
-guest_init many-vgs.sh /tmp/many-vgs
+guest_init guest-many.sh /tmp/many-vgs
 command -v python3 >/dev/null || { echo "SKIP: many-vgs: no python3"; exit 77; }
 N=${MANY_VGS_N:-200}
 CM=${MANY_VGS_CHILDREN_MAX:-8}
@@ -61,7 +61,7 @@ cleanup() {
 trap cleanup EXIT
 
 
-mask_lvm_rule many-vgs.sh
+mask_lvm_rule guest-many.sh
 mkdir -p "$work/img" "$work/bin"
 # Copies: a rebuild on the host during the run must not change the binaries under udev (the
 # command finds its engine beside itself).
@@ -85,12 +85,7 @@ echo "# $N PV images ready in $(since "$t") s"
 # --- our own udevd, its log kept --------------------------------------------------------------
 # The harness's udevd logs nowhere we can read. Ours runs in the foreground with the same
 # children_max, writing to a file: warnings name workers that took too long or were killed.
-udevadm control --exit 2>/dev/null || true
-i=0
-while udevadm control --ping --timeout=1 >/dev/null 2>&1 && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+stop_udevd
 et=""
 [ -z "${MANY_VGS_EVENT_TIMEOUT:-}" ] || et=--event-timeout=$MANY_VGS_EVENT_TIMEOUT
 # shellcheck disable=SC2086 # $et is one word or none
@@ -106,7 +101,7 @@ done
 echo "# systemd-udevd $udevd_pid: children_max $CM, --debug${et:+ $et}, log $work/udevd.log"
 
 nullb_like_disk
-install_pf_rule many-vgs.sh "$work/bin"
+install_pf_rule guest-many.sh "$work/bin"
 
 # udev_log: the lines of udevd's log since mark $1 (a line count).
 udev_log_since() {
@@ -142,23 +137,30 @@ dm_count() {
 	echo "$n"
 }
 
+# wait_links T0 DEADLINE PAUSE [DM]: poll every PAUSE s until all N VGs have their links or
+# DEADLINE s have passed since T0; t_links is when the links were all there (empty: never) and,
+# with DM, t_dm when all N dm devices were.
+wait_links() {
+	t_dm=""
+	t_links=""
+	while :; do
+		el=$(since "$1")
+		[ -z "${4:-}" ] || [ -n "$t_dm" ] || [ "$(dm_count)" -lt "$N" ] || t_dm=$el
+		if [ "$(links_count)" -ge "$N" ]; then
+			t_links=$el
+			break
+		fi
+		awk -v e="$el" -v d="$2" 'BEGIN { exit !(e > d) }' && break
+		sleep "$3"
+	done
+}
+
 # storm_wait NAME T0 MARK: wait for every LV and link, then for udev's queue; check everything.
 storm_wait() {
 	name=$1
 	t0=$2
 	mark=$3
-	t_dm=""
-	t_links=""
-	while :; do
-		el=$(since "$t0")
-		[ -n "$t_dm" ] || [ "$(dm_count)" -lt "$N" ] || t_dm=$el
-		if [ "$(links_count)" -ge "$N" ]; then
-			t_links=$el
-			break
-		fi
-		awk -v e="$el" -v d="$STORM_DEADLINE" 'BEGIN { exit !(e > d) }' && break
-		sleep 0.5
-	done
+	wait_links "$t0" "$STORM_DEADLINE" 0.5 dm
 	if udevadm settle --timeout=$STORM_DEADLINE; then
 		t_settle=$(since "$t0")
 		ok "$name: udev's queue drained ($t_settle s)"
@@ -205,16 +207,13 @@ storm_wait() {
 	fi
 	# What pvscan-fast said on stderr inside udev (udevd logs the RUN programs' output).
 	grep -E "'$PF .*'\(err\)" "$work/storm.log" | sed 's/^/#   /' | head -10 || true
-	pending=""
-	for q in pending inflight activate; do
-		k=$(find "/run/lvm/pvscan-fast/$q" -mindepth 1 2>/dev/null | wc -l)
-		[ "$k" -eq 0 ] || pending="$pending $k in $q/"
-	done
+	left=$(t_queue_left /run/lvm | wc -l)
 	online=$(find /run/lvm/vgs_online -mindepth 1 | wc -l)
-	if [ -z "$pending" ] && [ "$online" -eq "$N" ]; then
+	if [ "$left" -eq 0 ] && [ "$online" -eq "$N" ]; then
 		ok "$name: pvscan-fast's queue and journal empty, $N VGs online"
 	else
-		not_ok "$name: pvscan-fast state: $online VGs claimed in vgs_online; left:$pending"
+		not_ok "$name: pvscan-fast state: $online VGs claimed in vgs_online; $left left queued"
+		t_queue_left /run/lvm | head -5 | sed 's/^/#   /'
 	fi
 	no_udev_sems "$name: "
 }
@@ -443,7 +442,7 @@ EOF
 	else
 		not_ok "both rules: $said $kmsg"
 	fi
-	mask_lvm_rule many-vgs.sh
+	mask_lvm_rule guest-many.sh
 	udevadm control --children-max="$CM"
 fi
 
@@ -456,22 +455,13 @@ if [ "${MANY_VGS_LVM2:-0}" = 1 ]; then
 	t0=$(up)
 	# shellcheck disable=SC2046
 	udevadm trigger --action=add $(awk '{ print "/dev/" $1 }' "$work/devs")
-	t_links=""
-	while :; do
-		el=$(since "$t0")
-		if [ "$(links_count)" -ge "$N" ]; then
-			t_links=$el
-			break
-		fi
-		awk -v e="$el" -v d="$LVM2_DEADLINE" 'BEGIN { exit !(e > d) }' && break
-		sleep 1
-	done
+	wait_links "$t0" "$LVM2_DEADLINE" 1
 	echo "# lvm2's rule: $(links_count) of $N VGs up after $(since "$t0") s" \
 		"(all: ${t_links:-no}); semaphores now: $(ipcs -s | grep -c '^0x0d4d' || true)"
 	udev_log_since "$mark" | grep -E 'taking a long time|killed|[Tt]imed out|taking longer' |
 		head -5 | sed 's/^/#   lvm2 rule: /' || true
 	# Unwedge: no more activation, count every cookie off, let the queue drain.
-	mask_lvm_rule many-vgs.sh
+	mask_lvm_rule guest-many.sh
 	i=0
 	until udevadm settle --timeout=5 2>/dev/null; do
 		dmsetup udevcomplete_all -y >/dev/null 2>&1 || true

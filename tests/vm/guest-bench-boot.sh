@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Guest script of `make bench-boot`: coldplug N PVs on null_blk and time each way of activating.
 #
-#   tests/vm/vm-run.sh [--systemd] --rw OUT tests/vm/bench-boot.sh DATA OUT
+#   tests/vm/vm-run.sh [--systemd] --rw OUT tests/vm/guest-bench-boot.sh DATA OUT
 #
 # DATA (made by tests/bench/run-bench-boot.sh) holds, per set of PVs: SET.pack (the non-zero
 # blocks of every image, image k going to /dev/nullbk) and SET.lvs (VG/LV per line). For each
@@ -29,7 +29,7 @@ set -u
 
 # shellcheck source=tests/vm/guest-lib.sh
 . "${top_srcdir:?}/tests/vm/guest-lib.sh"
-guest_init bench-boot.sh /tmp/bench-boot
+guest_init guest-bench-boot.sh /tmp/bench-boot
 work=${work:?set by guest_init}
 data=${1:?DATA directory}
 out=${2:?OUT directory}
@@ -111,12 +111,7 @@ udevadm control --reload
 # Plain boot: the harness's udevd logs nowhere readable; ours logs to a file (info level, as a
 # distribution runs it). systemd: the journal.
 if [ "$boot" = plain ]; then
-	udevadm control --exit 2>/dev/null || true
-	i=0
-	while udevadm control --ping --timeout=1 >/dev/null 2>&1 && [ $i -lt 100 ]; do
-		nap 0.1
-		i=$((i + 1))
-	done
+	stop_udevd
 	SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_COLOR=0 \
 		/lib/systemd/systemd-udevd >"$work/udevd.log" 2>&1 &
 	udevd_pid=$!

@@ -3,7 +3,7 @@
 # Guest script: activate each fixture's VGs with real lvm2 and record what dm and udev made.
 #
 # The baseline for activation parity tests. Runs inside the VM only:
-#   tests/vm/vm-run.sh --rw OUTDIR tests/vm/lvm2-activate.sh OUTDIR [FIXTURE...]
+#   tests/vm/vm-run.sh --rw OUTDIR tests/vm/guest-lvm2-activate.sh OUTDIR [FIXTURE...]
 # (OUTDIR in the build tree, shared read-write so the host can read the results.)
 # For every fixture set in tests/fixtures/*/ (or the ones named) it unpacks the dN.img.xz
 # images into the guest's tmpfs, attaches them to loop devices, gives lvm a private
@@ -33,14 +33,16 @@
 set -eu
 
 [ "${PF_VM:-}" = 1 ] || {
-	echo "SKIP: lvm2-activate.sh runs inside the VM (tests/vm/vm-run.sh)"
+	echo "SKIP: guest-lvm2-activate.sh runs inside the VM (tests/vm/vm-run.sh)"
 	exit 77
 }
-[ $# -ge 1 ] || { echo "usage: lvm2-activate.sh OUTDIR [FIXTURE...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: guest-lvm2-activate.sh OUTDIR [FIXTURE...]" >&2; exit 2; }
 out=$1
 shift
 : "${top_srcdir:?set by vm-run.sh}"
 fixdir=$top_srcdir/tests/fixtures
+# shellcheck source=tests/vm/guest-lib.sh
+. "$top_srcdir/tests/vm/guest-lib.sh" # not guest_init: lvm2 alone, no pvscan-fast
 mkdir -p "$out"
 [ -w "$out" ] || { echo "lvm2-activate: $out is not writable (vm-run.sh --rw $out)" >&2; exit 2; }
 
@@ -67,9 +69,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-printf '# masked by tests/vm/lvm2-activate.sh: no event activation\n' \
-	>/etc/udev/rules.d/69-lvm.rules
-udevadm control --reload
+mask_lvm_rule guest-lvm2-activate.sh
 export LVM_SUPPRESS_FD_WARNINGS=1
 
 : >"$out/summary"
@@ -77,28 +77,15 @@ for fx in "$@"; do
 	src=$fixdir/$fx
 	res=$out/$fx
 	wd=$work/$fx
-	[ -f "$src/d1.img.xz" ] || { echo "lvm2-activate: no fixture $src" >&2; exit 2; }
 	echo "== $fx"
 	rm -rf "$res"
 	mkdir -p "$res" "$wd/etc"
 
-	filt=""
-	: >"$res/loops"
-	for x in "$src"/d*.img.xz; do
-		img=$wd/$(basename "$x" .xz)
-		xz -dc "$x" | dd of="$img" bs=64k conv=sparse status=none
-		l=$(losetup -f --show "$img")
-		loops="$loops $l"
-		echo "$(basename "$img") $l $(cat "/sys/block/${l#/dev/}/dev")" >>"$res/loops"
-		filt="$filt\"a|^$l\$|\", "
-	done
-	udevadm settle
-	cat >"$wd/etc/lvm.conf" <<CONF
-devices {
-	global_filter = [ $filt"r|.*|" ]
-	use_devicesfile = 0
-}
-CONF
+	attach_fixture "$src" "$wd"
+	while read -r img l; do
+		echo "$img $l $(cat "/sys/block/${l#/dev/}/dev")"
+	done <"$wd/loops" >"$res/loops"
+	t_lvm_conf "$wd/etc" "$fixture_devs" "use_devicesfile = 0"
 	export LVM_SYSTEM_DIR="$wd/etc"
 
 	lvm vgs --noheadings -o vg_name 2>"$res/vgs.err" | tr -d ' ' | sort >"$res/vgs"
@@ -120,19 +107,7 @@ CONF
 		dmsetup table >"$res/table" 2>&1 || true
 		dmsetup info -c --noheadings -o name,uuid,attr >"$res/info" 2>&1 || true
 		# One process per step, not per device: process starts cost ~28x under TCG.
-		nodes=""
-		for n in /dev/mapper/*; do
-			[ "$n" = /dev/mapper/control ] || [ ! -e "$n" ] || nodes="$nodes $n"
-		done
-		: >"$res/readahead"
-		if [ -n "$nodes" ]; then
-			# shellcheck disable=SC2086 # dm names have no blanks
-			blockdev --getra $nodes >"$res/ra.tmp"
-			# shellcheck disable=SC2086
-			printf '%s\n' $nodes | sed 's|^/dev/mapper/||' |
-				paste -d' ' - "$res/ra.tmp" >"$res/readahead"
-			rm -f "$res/ra.tmp"
-		fi
+		dm_readahead | sed 's|^/dev/mapper/||' >"$res/readahead"
 		# The udev database records of the dm devices, in /dev/mapper name order.
 		soh=$(printf '\001')
 		udevadm info --export-db | awk '
