@@ -578,7 +578,7 @@ static unsigned read_timeout_ms(const struct pf_opts *o, const struct pf_paths *
 	return sec * 1000U;
 }
 
-/* Read every device as the scan does (lib/reader.h): one that never answers costs the timeout. */
+/* Read every device as the scan does (lib/io/reader.h): one that never answers costs the timeout. */
 static int read_devs(const struct pf_opts *o, struct dump_dev *devs, unsigned n)
 {
 	_cleanup_free_ struct pf_reader_dev *rd = NULL;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Fuzz target for lib/cfg.c: parse, check the tree's invariants, run every lookup on it. */
+/* Fuzz target for lib/format/cfg.c: parse, check the tree's invariants, run every lookup on it. */
 #include "config.h"
 
 #include <errno.h>

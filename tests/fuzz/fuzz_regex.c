@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Fuzz target for lib/regex.c and lib/filter.c. Input: pattern lines, a NUL byte, name
+ * Fuzz target for lib/device/regex.c and lib/device/filter.c. Input: pattern lines, a NUL byte, name
  * lines. The patterns are compiled one by one, as one set, and as filter entries; every
  * name is matched against each. Checks result codes, diagnostics and index ranges.
  */

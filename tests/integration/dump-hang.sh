@@ -1,6 +1,6 @@
 #!/bin/sh
 # `pvscan-fast --dump` next to devices that never answer (at the label, or only at the second
-# metadata area): it reads as the scan does (lib/reader.h), so each dead one costs the scan's
+# metadata area): it reads as the scan does (lib/io/reader.h), so each dead one costs the scan's
 # timeout (--timeout, else lvm.conf's pvscan_fast/scan_timeout), is named with the scan's
 # reason, and is left out; every other device is dumped exactly as without it; the exit
 # status is 5 (a device not read cleanly). The process must end, its output pipe closed,

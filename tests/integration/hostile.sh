@@ -4,7 +4,7 @@
 # its first metadata area, and one that never answers, next to good PVs, all at once. The
 # scan must report each bad one by name with a reason, put the good ones online, and cost
 # no more than the timeout for the one that never answers; the process must exit although
-# that read is still stuck (the reads are made by a reader process, lib/reader.h), and hold
+# that read is still stuck (the reads are made by a reader process, lib/io/reader.h), and hold
 # no output pipe meanwhile. Then 1000 PVs at once (HOSTILE_MANY to change the count; 0 skips).
 #
 # The failing and hanging devices are loop devices over files of tests/hostile/blockfs, a

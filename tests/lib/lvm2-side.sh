@@ -62,7 +62,7 @@ run_ours() {
 }
 
 # listing DIR [EXCLUDE_RE]: one line per entry: path, type, mode, size. pvscan-fast's own
-# queue (lvm/pvscan-fast/, lib/coalesce.h) is not lvm2 state and is left out.
+# queue (lvm/pvscan-fast/, lib/state/coalesce.h) is not lvm2 state and is left out.
 listing() {
 	[ -d "$1" ] || return 0
 	(cd "$1" && find . -mindepth 1 -printf '%p %y %m %s\n') | grep -Ev "${2:-^$}" |

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for lib/cfg.c: lvm2 config-text parsing, lookups, caps and error positions. */
+/* Unit tests for lib/format/cfg.c: lvm2 config-text parsing, lookups, caps and error positions. */
 #include "config.h"
 
 #include <errno.h>

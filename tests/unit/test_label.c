@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for lib/label.c: label scan over sectors 0-3, pv_header decoding, uuid helpers. */
+/* Unit tests for lib/format/label.c: label scan over sectors 0-3, pv_header decoding, uuid helpers. */
 #include "config.h"
 
 #include <errno.h>

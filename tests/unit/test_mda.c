@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for lib/mda.c: mda_header checks, locating (wrapped) text, text verification. */
+/* Unit tests for lib/format/mda.c: mda_header checks, locating (wrapped) text, text verification. */
 #include "config.h"
 
 #include <errno.h>
