@@ -17,10 +17,10 @@
 
 #include "activate/vgactivate.h"
 #include "autoactivate.h"
-#include "report.h"
 #include "base/log.h"
-#include "state/state.h"
 #include "format/vg.h"
+#include "report.h"
+#include "state/state.h"
 
 extern char **environ;
 

@@ -5,12 +5,12 @@
 
 #include <stddef.h>
 
-#include "cmd.h"
-#include "state/coalesce.h"
-#include "format/names.h"
 #include "base/paths.h"
-#include "scan/scan.h"
+#include "cmd.h"
 #include "config/settings.h"
+#include "format/names.h"
+#include "scan/scan.h"
+#include "state/coalesce.h"
 
 struct pf_autoactivate {
 	const struct pf_opts *o;

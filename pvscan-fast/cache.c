@@ -15,13 +15,13 @@
 #include <sys/sysmacros.h>
 
 #include "autoactivate.h"
-#include "cmd.h"
-#include "report.h"
 #include "base/grow.h"
 #include "base/log.h"
 #include "base/paths.h"
 #include "base/strutil.h"
+#include "cmd.h"
 #include "config/settings.h"
+#include "report.h"
 #include "scan/pvcache.h"
 #include "scan/scan.h"
 #include "state/coalesce.h"

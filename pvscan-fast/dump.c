@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "json.h"
 #include "base/log.h"
 #include "base/paths.h"
+#include "cmd.h"
+#include "config/settings.h"
 #include "format/probe.h"
 #include "io/reader.h"
-#include "config/settings.h"
+#include "json.h"
 
 /* Raw segment settings are nested at most a couple of levels; deeper text is summarised. */
 #define RAW_DEPTH_MAX 8

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "state/coalesce.h"
 #include "base/log.h"
 #include "base/strutil.h"
+#include "cmd.h"
+#include "state/coalesce.h"
 
 /*
  * Every option pvscan's --cache forms accept, in lvm2's args.h order, so

@@ -7,8 +7,8 @@
 
 #include <stdlib.h>
 
-#include "cmd.h"
 #include "base/log.h"
+#include "cmd.h"
 
 int main(int argc, char **argv)
 {

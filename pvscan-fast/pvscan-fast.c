@@ -19,12 +19,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "state/coalesce.h"
 #include "base/log.h"
 #include "base/paths.h"
 #include "base/strutil.h"
+#include "cmd.h"
 #include "config/settings.h"
+#include "state/coalesce.h"
 
 #define ENGINE_NAME "pvscan-fast-engine"
 /* What a transient service must see of ours: where the state is, and the tests' overrides. */

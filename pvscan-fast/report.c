@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report.h"
 #include "base/log.h"
+#include "report.h"
 
 #define PVSCAN "pvscan[%d] "
 

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cmd.h"
 #include "activate/vgactivate.h"
+#include "cmd.h"
 #include "config/settings.h"
 #include "scan/pvcache.h"
 #include "scan/scan.h"

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "activate/aapolicy.h"
-#include "format/cfg.h"
 #include "config/settings.h"
+#include "format/cfg.h"
 #include "format/vg.h"
 
 /*

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "base/diag.h"
 #include "activate/dmtable.h"
+#include "base/diag.h"
 #include "base/macro.h"
 
 /* How long a batch waits for udev before giving up on it (a udevd that died, say). */

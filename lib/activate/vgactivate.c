@@ -11,10 +11,10 @@
 
 #include "activate/vgactivate.h"
 #include "base/grow.h"
-#include "format/probe.h"
-#include "io/pvread.h"
 #include "config/settings.h"
+#include "format/probe.h"
 #include "format/vg.h"
+#include "io/pvread.h"
 
 static void set_reason(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
 static void set_reason(char *buf, size_t size, const char *fmt, ...)

@@ -17,8 +17,8 @@
 #include "activate/aapolicy.h"
 #include "activate/dm.h"
 #include "activate/dmtable.h"
-#include "state/lvmlock.h"
 #include "base/macro.h"
+#include "state/lvmlock.h"
 
 struct pf_settings;
 struct pf_vg;

@@ -17,10 +17,10 @@
 
 #include "base/grow.h"
 #include "base/paths.h"
+#include "config/settings.h"
+#include "device/filter.h"
 #include "format/cfg.h"
 #include "format/names.h"
-#include "device/filter.h"
-#include "config/settings.h"
 
 /* lvm2's PV_MIN_SIZE_KB: smaller pv_min_size values are replaced by it. */
 #define PV_MIN_SIZE_KB 512

@@ -12,9 +12,9 @@
 
 #include "base/fileio.h"
 #include "base/paths.h"
-#include "format/names.h"
 #include "config/settings.h"
 #include "config/systemid.h"
+#include "format/names.h"
 
 /* lvm2's NAME_LEN: a system ID keeps at most this many characters. */
 #define SYSTEM_ID_MAX (PF_NAME_MAX + 1U)

@@ -11,9 +11,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "base/strutil.h"
 #include "device/blockdev.h"
 #include "device/devicesfile.h"
-#include "base/strutil.h"
 
 /* lvm2's buffers: PATH_MAX for values, 256 for VERSION. */
 #define VALUE_MAX   4096U

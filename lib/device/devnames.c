@@ -11,9 +11,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "device/devnames.h"
 #include "base/paths.h"
 #include "base/strv.h"
+#include "device/devnames.h"
 
 struct walk {
 	const struct pf_dev_list *list;

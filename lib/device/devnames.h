@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "device/blockdev.h"
 #include "base/macro.h"
+#include "device/blockdev.h"
 
 struct pf_paths;
 

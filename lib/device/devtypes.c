@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/blockdev.h"
-#include "device/devtypes.h"
-#include "format/mdsb.h"
-#include "device/multipath.h"
 #include "base/span.h"
 #include "base/strv.h"
+#include "device/blockdev.h"
+#include "device/devtypes.h"
+#include "device/multipath.h"
 #include "device/sysfs.h"
+#include "format/mdsb.h"
 
 /*
  * lvm2's built-in types (lib/device/device-types.h): a /proc/devices block

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/multipath.h"
-#include "device/sysfs.h"
 #include "base/fileio.h"
 #include "base/paths.h"
+#include "device/multipath.h"
+#include "device/sysfs.h"
 
 /* lvm2 reads the multipath files with fgets() into 512 bytes: longer lines come in pieces. */
 #define MPATH_LINE_MAX 512

@@ -8,9 +8,9 @@
 #ifndef PF_MULTIPATH_H
 #define PF_MULTIPATH_H
 
-#include "device/blockdev.h"
 #include "base/macro.h"
 #include "base/strv.h"
+#include "device/blockdev.h"
 
 struct pf_paths;
 

@@ -14,11 +14,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "device/sysfs.h"
 #include "base/fileio.h"
 #include "base/paths.h"
 #include "base/strutil.h"
 #include "base/strv.h"
+#include "device/sysfs.h"
 
 /* Per-attribute caps, in bytes without the trailing newline; longer values are ignored. */
 #define ATTR_NUM_MAX	      32

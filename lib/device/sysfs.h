@@ -8,8 +8,8 @@
 #ifndef PF_SYSFS_H
 #define PF_SYSFS_H
 
-#include "device/blockdev.h"
 #include "base/macro.h"
+#include "device/blockdev.h"
 
 struct pf_paths;
 

@@ -2,8 +2,8 @@
 /* lvm2's checksum over labels, mda headers and metadata text (table-driven CRC-32). */
 #include "config.h"
 
-#include "format/crc.h"
 #include "format/crc-tables.h"
+#include "format/crc.h"
 
 /*
  * Slice-by-8: eight bytes per step through eight tables (crc-tables.h, generated), four times

@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format/cfg.h"
 #include "base/diag.h"
-#include "format/label.h"
 #include "base/macro.h"
+#include "format/cfg.h"
+#include "format/label.h"
 
 /* Status and flag strings lvm2 knows, per object kind (bit per string). */
 enum {

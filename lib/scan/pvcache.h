@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "format/label.h"
 #include "base/macro.h"
+#include "format/label.h"
 #include "format/names.h"
 #include "format/probe.h"
 

@@ -9,15 +9,15 @@
 #include <unistd.h>
 
 #include "base/strutil.h"
+#include "config/settings.h"
 #include "device/devicesfile.h"
 #include "device/devnames.h"
-#include "device/sysfs.h"
 #include "device/devtypes.h"
 #include "device/filter.h"
-#include "state/lvmlock.h"
+#include "device/sysfs.h"
 #include "io/reader.h"
 #include "scan/scan.h"
-#include "config/settings.h"
+#include "state/lvmlock.h"
 
 /* Names one device may be matched by: its path plus aliases (capped in devnames.h). */
 #define NAMES_MAX (1U + PF_DEVNAMES_ALIASES_MAX)

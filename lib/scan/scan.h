@@ -12,10 +12,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "device/blockdev.h"
 #include "base/diag.h"
 #include "base/macro.h"
 #include "base/paths.h"
+#include "device/blockdev.h"
 #include "format/probe.h"
 
 struct pf_settings;

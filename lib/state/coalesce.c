@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "state/coalesce.h"
 #include "base/fileio.h"
 #include "base/grow.h"
 #include "base/inject.h"
@@ -22,6 +21,7 @@
 #include "base/paths.h"
 #include "base/strutil.h"
 #include "format/names.h"
+#include "state/coalesce.h"
 
 #define DIR_MODE 0700
 #define FILE_MODE 0600

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "state/lvmlock.h"
 #include "base/paths.h"
+#include "state/lvmlock.h"
 
 /* lvm2 opens lock files with 0777 under its umask 077. */
 #define LOCK_FILE_MODE 0700

@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fileio.h"
 #include "format/label.h"
 #include "format/names.h"
-#include "base/fileio.h"
 #include "state/state.h"
 
 #define PVS_ONLINE	  "pvs_online"

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "format/crc.h"
-#include "fuzz.h"
 #include "format/label.h"
+#include "fuzz.h"
 
 /* Beyond crashes, catch results that break the contract callers rely on. */
 static void check_label(const struct pf_pv_label *l)

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "format/crc.h"
-#include "fuzz.h"
 #include "format/mda.h"
+#include "fuzz.h"
 
 static void check_diag(const struct pf_diag *d)
 {

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "device/filter.h"
-#include "fuzz.h"
 #include "device/regex.h"
+#include "fuzz.h"
 
 #define CHECK(x)                                                                                   \
 	do {                                                                                       \

@@ -5,9 +5,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "base/span.h"
 #include "build.h"
 #include "format/crc.h"
-#include "base/span.h"
 
 #define LABEL_CRC_FROM 20U
 #define DISK_LOCN_SIZE 16U

@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "device/blockdev.h"
 #include "base/paths.h"
+#include "device/blockdev.h"
 
 struct fakesys {
 	char *root;

@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "aavg.h"
 #include "activate/aamsg.h"
 #include "activate/aapolicy.h"
-#include "aavg.h"
-#include "unit.h"
 #include "format/vg.h"
+#include "unit.h"
 
 #define WON PF_AAPOLICY_CLAIM_WON
 

@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aavg.h"
 #include "activate/aapolicy.h"
 #include "config/settings.h"
-#include "aavg.h"
-#include "unit.h"
 #include "format/vg.h"
+#include "unit.h"
 
 /* ---- the LV gates: lvm2's VG "vga" with eight LVs ---- */
 

@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "io/aio.h"
 #include "build.h"
-#include "io/backend.h"
 #include "format/probe.h"
-#include "pvimage.h"
+#include "io/aio.h"
+#include "io/backend.h"
 #include "io/pvread.h"
+#include "pvimage.h"
 #include "scanrig.h"
 #include "unit.h"
 

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/span.h"
 #include "device/blockdev.h"
-#include "device/sysfs.h"
 #include "device/devtypes.h"
 #include "device/multipath.h"
+#include "device/sysfs.h"
 #include "fakesys.h"
-#include "base/span.h"
 #include "unit.h"
 
 #define MIB_SECTORS 2048ull

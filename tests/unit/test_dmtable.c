@@ -12,8 +12,8 @@
 
 #include "activate/dmtable.h"
 #include "format/names.h"
-#include "unit.h"
 #include "format/vg.h"
+#include "unit.h"
 
 /*
  * Metadata lvm2 2.03.16 wrote for the fixtures of the same names (tests/fixtures/, creation

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "activate/lvgraph.h"
 #include "aavg.h"
-#include "unit.h"
+#include "activate/lvgraph.h"
 #include "format/vg.h"
+#include "unit.h"
 
 #define I(name) ((unsigned)aa_idx(vg, name))
 

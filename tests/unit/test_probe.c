@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/span.h"
 #include "build.h"
 #include "format/mdsb.h"
 #include "format/probe.h"
-#include "base/span.h"
 #include "unit.h"
 
 #define DEV_SIZE (8U * 1024U * 1024U)

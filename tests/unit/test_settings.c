@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "device/filter.h"
-#include "config/settings.h"
 #include "confdir.h"
+#include "config/settings.h"
+#include "device/filter.h"
 #include "unit.h"
 
 static int load_cfg(const char *config, bool strict, struct pf_settings *s, struct pf_diag *d)

@@ -16,9 +16,9 @@
 #include <systemd/sd-id128.h>
 #include <unistd.h>
 
+#include "confdir.h"
 #include "config/settings.h"
 #include "config/systemid.h"
-#include "confdir.h"
 #include "unit.h"
 
 /* lvm2's application ID (lib/commands/toolcontext.c), written out here independently. */

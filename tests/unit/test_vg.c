@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "unit.h"
 #include "format/vg.h"
+#include "unit.h"
 
 /* seqno 3 of a 2-PV VG as lvm2 2.03.16 wrote it (linear + 2-stripe LVs). */
 static const char vg1_text[] =
