@@ -388,22 +388,36 @@ static int check_scalar(struct pf_settings_loader *ld, const struct entry *e, co
 		    want_name);
 }
 
+/*
+ * The setting section/key, checked to be a scalar of type want: *ret_e is NULL (and 0 is
+ * returned) when it is not set; path receives "section/key" for the caller's warnings.
+ */
+static int scalar_entry(struct pf_settings_loader *ld, const char *section, const char *key,
+			enum pf_cfg_type want, const char *want_name, char (*path)[128],
+			const struct entry **ret_e)
+{
+	const struct entry *e = lookup(ld, section, key);
+
+	*ret_e = e;
+	if (!e)
+		return 0;
+	(void)snprintf(*path, sizeof(*path), "%s/%s", section, key);
+	return check_scalar(ld, e, *path, want, want_name);
+}
+
 static int get_bool(struct pf_settings_loader *ld, const char *section, const char *key,
 		    bool def, bool *ret, const struct entry **ret_e)
 {
-	const struct entry *e = lookup(ld, section, key);
+	const struct entry *e;
 	char path[128];
 	bool b = def;
 	int r;
 
 	*ret = def;
+	r = scalar_entry(ld, section, key, PF_CFG_INT, "boolean", &path, &e);
 	if (ret_e)
 		*ret_e = e;
-	if (!e)
-		return 0;
-	(void)snprintf(path, sizeof(path), "%s/%s", section, key);
-	r = check_scalar(ld, e, path, PF_CFG_INT, "boolean");
-	if (r < 0)
+	if (r < 0 || !e)
 		return r;
 	/* Even a malformed array is read by its first element, as lvm2 does. */
 	if (e->n_vals && e->vals[0]->type == PF_CFG_INT)
@@ -418,18 +432,15 @@ static int get_bool(struct pf_settings_loader *ld, const char *section, const ch
 static int get_int(struct pf_settings_loader *ld, const char *section, const char *key, int64_t def,
 		   int64_t *ret, const struct entry **ret_e)
 {
-	const struct entry *e = lookup(ld, section, key);
+	const struct entry *e;
 	char path[128];
 	int r;
 
 	*ret = def;
+	r = scalar_entry(ld, section, key, PF_CFG_INT, "integer", &path, &e);
 	if (ret_e)
 		*ret_e = e;
-	if (!e)
-		return 0;
-	(void)snprintf(path, sizeof(path), "%s/%s", section, key);
-	r = check_scalar(ld, e, path, PF_CFG_INT, "integer");
-	if (r < 0)
+	if (r < 0 || !e)
 		return r;
 	if (e->n_vals && e->vals[0]->type == PF_CFG_INT)
 		*ret = e->vals[0]->v.i;
@@ -439,19 +450,16 @@ static int get_int(struct pf_settings_loader *ld, const char *section, const cha
 static int get_str(struct pf_settings_loader *ld, const char *section, const char *key,
 		   const char *def, bool allow_empty, const char **ret, const struct entry **ret_e)
 {
-	const struct entry *e = lookup(ld, section, key);
+	const struct entry *e;
 	const struct pf_cfg_value *v;
 	char path[128];
 	int r;
 
 	*ret = def;
+	r = scalar_entry(ld, section, key, PF_CFG_STRING, "string", &path, &e);
 	if (ret_e)
 		*ret_e = e;
-	if (!e)
-		return 0;
-	(void)snprintf(path, sizeof(path), "%s/%s", section, key);
-	r = check_scalar(ld, e, path, PF_CFG_STRING, "string");
-	if (r < 0)
+	if (r < 0 || !e)
 		return r;
 	v = e->n_vals ? e->vals[0] : NULL;
 	if (v && v->type == PF_CFG_STRING && (allow_empty || v->v.s[0])) {
