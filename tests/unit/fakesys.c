@@ -289,6 +289,22 @@ void fakesys_holder(struct fakesys *fs, const char *kname, const char *holder)
 	free(hdir);
 }
 
+void fakesys_mpath_disks(struct fakesys *fs)
+{
+	const unsigned long long size = 8 * 2048ull;
+
+	fakesys_disk(fs, "sde", 8, 64, size);
+	fakesys_part(fs, "sde", "sde1", 8, 65, size / 2, 1);
+	fakesys_holder(fs, "sde", "dm-5");
+	fakesys_disk(fs, "sdf", 8, 80, size);
+	fakesys_holder(fs, "sdf", "dm-0");
+	fakesys_disk(fs, "nvme0n1", 259, 0, size);
+	fakesys_holder(fs, "nvme0n1", "dm-5");
+	fakesys_disk(fs, "loop3", 7, 3, size);
+	fakesys_attr(fs, "loop3", "loop/backing_file", "/img/d3.img\n");
+	fakesys_holder(fs, "loop3", "dm-5");
+}
+
 bool fakesys_node(struct fakesys *fs, const char *rel, unsigned major, unsigned minor)
 {
 	char *p, *devrel;

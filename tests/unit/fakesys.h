@@ -72,6 +72,11 @@ void fakesys_part(struct fakesys *fs, const char *disk, const char *kname, unsig
 void fakesys_attr(struct fakesys *fs, const char *kname, const char *attr, const char *value);
 /* Add holder to kname's holders/ (a symlink to the holder's directory, as in sysfs). */
 void fakesys_holder(struct fakesys *fs, const char *kname, const char *holder);
+/*
+ * Disks around a multipath map dm-5 and an LV dm-0 (both made by the caller): sde and its
+ * partition sde1 and nvme0n1 under dm-5, sdf under dm-0, and loop3 under dm-5.
+ */
+void fakesys_mpath_disks(struct fakesys *fs);
 
 /*
  * A block device node below dev/ (rel like "loop0" or "mapper/vg-lv").

@@ -177,16 +177,7 @@ static void build_machine(void)
 	fakesys_attr(&fs, "dm-9", "dm/uuid", FAKESYS_LV_UUID "\n");
 
 	/* multipath: sde (and its partition) under mpatha; a PV in use under an LV */
-	fakesys_disk(&fs, "sde", 8, 64, 8 * MIB_SECTORS);
-	fakesys_part(&fs, "sde", "sde1", 8, 65, 4 * MIB_SECTORS, 1);
-	fakesys_holder(&fs, "sde", "dm-5");
-	fakesys_disk(&fs, "sdf", 8, 80, 8 * MIB_SECTORS);
-	fakesys_holder(&fs, "sdf", "dm-0");
-	fakesys_disk(&fs, "nvme0n1", 259, 0, 8 * MIB_SECTORS);
-	fakesys_holder(&fs, "nvme0n1", "dm-5");
-	fakesys_disk(&fs, "loop3", 7, 3, 8 * MIB_SECTORS);
-	fakesys_attr(&fs, "loop3", "loop/backing_file", "/img/d3.img\n");
-	fakesys_holder(&fs, "loop3", "dm-5"); /* not SCSI or NVMe: lvm2 does not look */
+	fakesys_mpath_disks(&fs); /* loop3: not SCSI or NVMe, lvm2 does not look */
 	/* wwids: sdg listed, sdh listed but blacklisted, sdi blacklisted and excepted */
 	fakesys_disk(&fs, "sdg", 8, 96, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "sdg", "device/wwid", "naa.600a0b80001111\n");

@@ -37,16 +37,7 @@ START_TEST(test_holders)
 	fakesys_attr(&fs, "dm-0", "dm/uuid", "LVM-abc\n");
 	fakesys_disk(&fs, "dm-5", 253, 5, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "dm-5", "dm/uuid", "mpath-3600140512345678\n");
-	fakesys_disk(&fs, "sde", 8, 64, 8 * MIB_SECTORS);
-	fakesys_part(&fs, "sde", "sde1", 8, 65, 4 * MIB_SECTORS, 1);
-	fakesys_holder(&fs, "sde", "dm-5");
-	fakesys_disk(&fs, "sdf", 8, 80, 8 * MIB_SECTORS);
-	fakesys_holder(&fs, "sdf", "dm-0");
-	fakesys_disk(&fs, "nvme0n1", 259, 0, 8 * MIB_SECTORS);
-	fakesys_holder(&fs, "nvme0n1", "dm-5");
-	fakesys_disk(&fs, "loop3", 7, 3, 8 * MIB_SECTORS);
-	fakesys_attr(&fs, "loop3", "loop/backing_file", "/img/d3.img\n");
-	fakesys_holder(&fs, "loop3", "dm-5");
+	fakesys_mpath_disks(&fs);
 	fakesys_disk(&fs, "sdg", 8, 96, 8 * MIB_SECTORS);
 	fakesys_attr(&fs, "sdg", "device/wwid", "naa.600a0b80001111\n");
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
