@@ -43,7 +43,11 @@ def pvid(path):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] != "pvids":
-        sys.exit("usage: lvmdisk.py pvids LIST")
-    for image in open(sys.argv[2]).read().split():
-        print(image, pvid(image))
+    if len(sys.argv) == 3 and sys.argv[1] == "pvids":
+        for image in open(sys.argv[2]).read().split():
+            print(image, pvid(image))
+    elif len(sys.argv) == 3 and sys.argv[1] == "crc":
+        with open(sys.argv[2], "rb") as f:
+            print("0x%08x" % lvm_crc(f.read()))
+    else:
+        sys.exit("usage: lvmdisk.py pvids LIST | lvmdisk.py crc FILE")
