@@ -2,8 +2,9 @@
 /*
  * pvscan-fast: the command udev runs once per device. It parses the options and, for the
  * forms that coalesce, records the device and leaves when another invocation leads; only a
- * leader, and every other form, execs the engine, which links libaio and libdevmapper. So a
- * follower costs an exec of a small binary and a few file operations under /run.
+ * leader, and every other form, execs the engine, which links libaio, libdevmapper and
+ * libsystemd. So a follower costs an exec of a small binary and a few file operations under
+ * /run.
  */
 #include "config.h"
 
