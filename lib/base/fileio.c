@@ -71,3 +71,21 @@ int pf_read_file_at(int dirfd, const char *path, size_t cap, char **ret, size_t 
 	*ret_len = len;
 	return 0;
 }
+
+int pf_write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}

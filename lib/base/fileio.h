@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bounded reads of whole small files and of exact byte ranges, EINTR and short reads handled. */
+/* Bounded whole-file and byte-range reads, whole writes; EINTR and short I/O handled. */
 #ifndef PF_FILEIO_H
 #define PF_FILEIO_H
 
@@ -14,6 +14,9 @@
  * is negative, else at off (pread). Returns the count or -errno.
  */
 ssize_t pf_read_full(int fd, void *buf, size_t len, int64_t off) _nonnull_(2);
+
+/* Write all of buf at fd's offset, through EINTR and short writes. Returns 0 or -errno. */
+int pf_write_full(int fd, const void *buf, size_t len) _nonnull_(2) _must_check_;
 
 /*
  * The whole file at dirfd/path (AT_FDCWD for plain paths), at most cap bytes,

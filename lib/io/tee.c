@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/fileio.h"
 #include "format/probe.h"
 #include "io/backend.h"
 #include "io/extents.h"
@@ -31,29 +32,13 @@ struct out {
 	uint8_t *buf;	  /* OUT_BUF_BYTES */
 };
 
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 static void out_write(struct out *o, const uint8_t *p, size_t len)
 {
 	int r;
 
 	if (o->err || len == 0)
 		return;
-	r = write_all(o->fd, p, len);
+	r = pf_write_full(o->fd, p, len);
 	if (r < 0)
 		o->err = r;
 	o->last_ns = pf_now_ns();

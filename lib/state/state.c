@@ -83,22 +83,6 @@ static bool vgname_is_valid(const char *vgname)
 	return pf_name_is_valid(vgname, strnlen(vgname, PF_NAME_MAX + 1));
 }
 
-static int write_full(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /*
  * Open a state file for reading. O_NONBLOCK and the S_ISREG test keep a FIFO or device node
  * someone put there from blocking or feeding us; lvm2 would just read it.
@@ -149,7 +133,7 @@ static int publish_once(const char *dir, const char *final, const char *data, si
 	if (fd < 0)
 		return r;
 
-	r = write_full(fd, data, len);
+	r = pf_write_full(fd, data, len);
 	/* The mode must not depend on the caller's umask. */
 	if (r == 0 && fchmod(fd, FILE_MODE) < 0)
 		r = -errno;
@@ -174,7 +158,7 @@ static int publish_unnamed(const char *dir, const char *final, const char *data,
 
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? -errno : -EOPNOTSUPP;
-	r = write_full(fd, data, len);
+	r = pf_write_full(fd, data, len);
 	/* The mode must not depend on the caller's umask. */
 	if (r == 0 && fchmod(fd, FILE_MODE) < 0)
 		r = -errno;

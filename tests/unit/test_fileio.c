@@ -85,6 +85,24 @@ START_TEST(test_read_full)
 }
 END_TEST
 
+/* Through a pipe: the whole buffer arrives, and a bad descriptor is an errno. */
+START_TEST(test_write_full)
+{
+	static const char msg[] = "pvs_online/0123456789 8:16\n";
+	char got[sizeof(msg)] = { 0 };
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(pf_write_full(p[1], msg, sizeof(msg) - 1), 0);
+	ck_assert_int_eq(pf_write_full(p[1], msg, 0), 0);
+	ck_assert_int_eq(close(p[1]), 0);
+	ck_assert_int_eq(pf_read_full(p[0], got, sizeof(got), -1), (ssize_t)sizeof(msg) - 1);
+	ck_assert_str_eq(got, msg);
+	ck_assert_int_eq(close(p[0]), 0);
+	ck_assert_int_eq(pf_write_full(p[1], msg, 1), -EBADF);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("fileio");
@@ -93,6 +111,7 @@ static Suite *make_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_read_file_at);
 	tcase_add_test(tc, test_read_full);
+	tcase_add_test(tc, test_write_full);
 	suite_add_tcase(s, tc);
 	return s;
 }
