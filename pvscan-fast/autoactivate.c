@@ -7,7 +7,8 @@
 #include "config.h"
 
 #include <errno.h>
-#include <spawn.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,21 +18,27 @@
 
 #include "activate/vgactivate.h"
 #include "autoactivate.h"
+#include "base/clock.h"
+#include "base/fileio.h"
 #include "base/log.h"
+#include "base/stop.h"
 #include "format/vg.h"
 #include "report.h"
 #include "state/state.h"
-
-extern char **environ;
 
 /* VGs whose devices are made before one udev wait (each holds its VG lock until then). */
 #define NATIVE_BATCH_MAX 128U
 /* lvm2 processes activating VGs at the same time. */
 #define DELEGATE_PARALLEL 4U
+/* After SIGTERM, an lvm2 process gets this long to end before SIGKILL. */
+#define KILL_GRACE_MS (10U * 1000U)
+/* How often running lvm2 processes are looked at (reaped, timed out). */
+#define REAP_POLL_MS 20U
 
 /*
  * lvm2 activates the VG: PVSCAN_FAST_LVM names another lvm binary (or wrapper). --config,
- * --devicesfile and --driverloaded go along, as lvm2's pvscan activates under them.
+ * --devicesfile and --driverloaded go along, as lvm2's pvscan activates under them. The child
+ * holds nothing of ours but its output files, and gets SIGTERM when we die.
  */
 static int spawn_lvm(const struct pf_opts *o, const char *vgname, int out_fd, int err_fd,
 		     pid_t *ret)
@@ -39,9 +46,8 @@ static int spawn_lvm(const struct pf_opts *o, const char *vgname, int out_fd, in
 	const char *lvm = getenv("PVSCAN_FAST_LVM");
 	static const char *const head[] = { "vgchange", "-aay", "--autoactivation", "event" };
 	_cleanup_free_ char **argv = NULL;
-	posix_spawn_file_actions_t fa;
+	pid_t parent = getpid(), pid;
 	size_t n = 0;
-	int r;
 
 	/* o->n_config is capped by options.c's CONFIG_ARGS_MAX */
 	argv = calloc(1 + ARRAY_SIZE(head) + 2 * o->n_config + 2 + 2 + 2, sizeof(*argv));
@@ -66,17 +72,23 @@ static int spawn_lvm(const struct pf_opts *o, const char *vgname, int out_fd, in
 	}
 	argv[n++] = (char *)vgname;
 	(void)fflush(stdout);
-	/* With --udevoutput our stdout is udev's IMPORT: lvm2's chatter goes to stderr. */
-	r = posix_spawn_file_actions_init(&fa);
-	if (r == 0)
-		r = posix_spawn_file_actions_adddup2(&fa, o->udevoutput ? err_fd : out_fd,
-						     STDOUT_FILENO);
-	if (r == 0)
-		r = posix_spawn_file_actions_adddup2(&fa, err_fd, STDERR_FILENO);
-	if (r == 0)
-		r = posix_spawn(ret, lvm, &fa, NULL, argv, environ);
-	(void)posix_spawn_file_actions_destroy(&fa);
-	return -r;
+	(void)fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		/* With --udevoutput our stdout is udev's IMPORT: lvm2's chatter goes to stderr. */
+		if (pf_stop_child_setup(parent, SIGTERM) < 0 ||
+		    dup2(o->udevoutput ? err_fd : out_fd, STDOUT_FILENO) < 0 ||
+		    dup2(err_fd, STDERR_FILENO) < 0)
+			_exit(127);
+		/* lvm2 warns about every descriptor it inherits past stderr, and rightly so */
+		pf_close_fds(STDERR_FILENO + 1, INT_MAX);
+		(void)execv(lvm, argv);
+		_exit(127);
+	}
+	*ret = pid;
+	return 0;
 }
 
 static bool exited_ok(int st)
@@ -99,8 +111,11 @@ static void journal_end(struct pf_autoactivate *a, const char *vg)
 /* One lvm2 process: what it writes is kept until the ones before it were shown. */
 struct child {
 	pid_t pid;
-	int out_fd, err_fd; /* memfds */
-	bool done, ok;
+	int out_fd, err_fd;	/* memfds */
+	uint64_t deadline_ns;	/* SIGTERM then; SIGKILL KILL_GRACE_MS later */
+	bool started, done, ok;
+	bool timed_out, killed; /* sent SIGTERM at the deadline; sent SIGKILL */
+	bool left;		/* not run, or stopped by our own termination: journaled */
 };
 
 static void child_close(struct child *c)
@@ -140,14 +155,68 @@ static int start_child(struct pf_autoactivate *a, const char *vg, struct child *
 	return r;
 }
 
+/* Reap c if it ended: true when it did (or can no longer be waited for). */
+static bool reap(struct child *c)
+{
+	int st;
+	pid_t pid = waitpid(c->pid, &st, WNOHANG);
+
+	if (pid == 0 || (pid < 0 && errno == EINTR))
+		return false;
+	c->done = true;
+	c->ok = pid > 0 && !c->timed_out && exited_ok(st);
+	/* what our own SIGTERM cut short is done again by the next leader */
+	c->left = pid > 0 && pf_stop_requested() && !c->ok && !c->timed_out;
+	return true;
+}
+
+/* The deadline, or our own termination: ask c to end, then make it. */
+static void chase(struct pf_autoactivate *a, const char *vg, struct child *c, uint64_t now)
+{
+	if (!c->timed_out && !c->left && (now >= c->deadline_ns || pf_stop_requested())) {
+		if (now >= c->deadline_ns) {
+			c->timed_out = true;
+			pf_err("  %s did not finish activating VG %s within %u s: stopping it.",
+			       PF_LVM_PATH, vg, a->st->activation_timeout_sec);
+		}
+		(void)kill(c->pid, SIGTERM);
+		c->deadline_ns = now + (uint64_t)KILL_GRACE_MS * NSEC_PER_MSEC;
+		c->left = !c->timed_out;
+		return;
+	}
+	if ((c->timed_out || c->left) && !c->killed && now >= c->deadline_ns) {
+		(void)kill(c->pid, SIGKILL);
+		c->killed = true;
+	}
+}
+
+/* What one lvm2 process came to, in claim order: its output, then the VG's journal entry. */
+static void show(struct pf_autoactivate *a, const char *vg, struct child *c)
+{
+	copy_out(c->out_fd, stdout);
+	copy_out(c->err_fd, stderr);
+	child_close(c);
+	if (c->left) {
+		pf_warn("  VG %s is left for the next pvscan-fast run: stopped by signal %d.", vg,
+			pf_stop_signal());
+		a->status = PF_EXIT_FAILED;
+		return;
+	}
+	if (!c->ok)
+		vg_failed(a, vg);
+	journal_end(a, vg);
+}
+
 /*
- * Hand VGs to lvm2, at most DELEGATE_PARALLEL at a time. Their output is shown in the order
- * the VGs were claimed, as lvm2's own pvscan would print it, and each VG's journal entry
- * ends once its lvm2 is done.
+ * Hand VGs to lvm2, at most DELEGATE_PARALLEL at a time, each within the activation timeout.
+ * Their output is shown in the order the VGs were claimed, as lvm2's own pvscan would print
+ * it, and each VG's journal entry ends once its lvm2 is done. Told to stop, we start no more
+ * and pass the signal on: what did not finish stays journaled for the next leader.
  */
 static void delegate(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], size_t n)
 {
 	_cleanup_free_ struct child *ch = calloc(n ? n : 1, sizeof(*ch));
+	uint64_t timeout_ns = (uint64_t)a->st->activation_timeout_sec * NSEC_PER_SEC;
 	size_t next = 0, shown = 0, running = 0;
 
 	if (!ch) {
@@ -157,45 +226,42 @@ static void delegate(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], si
 	for (size_t i = 0; i < n; i++)
 		ch[i] = (struct child){ .pid = -1, .out_fd = -1, .err_fd = -1 };
 	while (shown < n) {
-		int st;
-		pid_t pid;
+		bool reaped = false;
+		uint64_t now;
 
 		while (running < DELEGATE_PARALLEL && next < n) {
-			if (start_child(a, vgs[next], &ch[next]) < 0) {
+			struct child *c = &ch[next];
+
+			if (pf_stop_requested()) {
+				c->done = c->left = true;
+			} else if (start_child(a, vgs[next], c) < 0) {
 				pf_err("  Cannot run %s to activate VG %s.", PF_LVM_PATH, vgs[next]);
-				ch[next].done = true;
+				c->done = true;
 			} else {
+				c->started = true;
+				c->deadline_ns = pf_now_ns() + timeout_ns;
 				running++;
 			}
 			next++;
 		}
-		while (shown < n && ch[shown].done) {
-			copy_out(ch[shown].out_fd, stdout);
-			copy_out(ch[shown].err_fd, stderr);
-			child_close(&ch[shown]);
-			if (!ch[shown].ok)
-				vg_failed(a, vgs[shown]);
-			journal_end(a, vgs[shown]);
-			shown++;
-		}
+		for (; shown < n && ch[shown].done; shown++)
+			show(a, vgs[shown], &ch[shown]);
 		if (running == 0)
 			continue;
-		pid = waitpid(-1, &st, 0);
-		if (pid < 0) {
-			if (errno == EINTR)
+		now = pf_now_ns();
+		for (size_t i = shown; i < next; i++) {
+			if (!ch[i].started || ch[i].done)
 				continue;
-			break;
-		}
-		for (size_t i = shown; i < next; i++)
-			if (ch[i].pid == pid && !ch[i].done) {
-				ch[i].done = true;
-				ch[i].ok = exited_ok(st);
+			if (reap(&ch[i])) {
 				running--;
-				break;
+				reaped = true;
+			} else {
+				chase(a, vgs[i], &ch[i], now);
 			}
+		}
+		if (!reaped)
+			pf_sleep_ms(REAP_POLL_MS);
 	}
-	for (size_t i = shown; i < n; i++)
-		child_close(&ch[i]);
 }
 
 /* The VG's PVs and where they are, from its metadata and the pvs_online files. */
@@ -305,9 +371,19 @@ void pf_autoactivate_run(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1]
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ struct pf_activate_pv *pvs = NULL;
 		_cleanup_free_ char(*paths)[PF_STATE_NAME_LEN] = NULL;
-		const struct pf_vg *vg = find_vg(scan, vgs[i]);
+		const struct pf_vg *vg;
 		struct pf_activate_result res;
 		int r = -ENOENT;
+
+		if (pf_stop_requested()) {
+			/* journaled: the next leader activates them */
+			for (size_t k = i; k < n; k++)
+				pf_warn("  VG %s is left for the next pvscan-fast run: stopped by "
+					"signal %d.", vgs[k], pf_stop_signal());
+			a->status = PF_EXIT_FAILED;
+			break;
+		}
+		vg = find_vg(scan, vgs[i]);
 
 		/*
 		 * lvm2 refuses a VG with a PV on two devices itself; the vgchange it would be

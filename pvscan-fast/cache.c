@@ -18,6 +18,7 @@
 #include "base/grow.h"
 #include "base/log.h"
 #include "base/paths.h"
+#include "base/stop.h"
 #include "base/strutil.h"
 #include "cmd.h"
 #include "config/settings.h"
@@ -507,8 +508,10 @@ static int leader_round(void *ctx, struct pf_coalesce *c _unused_,
 	/* devices not queued (a full round's) activate as this call asked; queued, as theirs */
 	bool activate = (pf_cmd_pending_flags(j->o) & PF_PENDING_ACTIVATE) != 0;
 	size_t n = 0;
+	int r;
 
-	if (rd->full && j->full_cmd && j->o->cache && clear_state(j) < 0)
+	/* --recover picks up where a dead leader was, over state it may have half written */
+	if (rd->full && j->full_cmd && j->o->cache && !j->o->recover && clear_state(j) < 0)
 		return -EIO;
 	args = calloc(rd->n ? rd->n : 1, sizeof(*args));
 	if (!args)
@@ -527,7 +530,9 @@ static int leader_round(void *ctx, struct pf_coalesce *c _unused_,
 			take_item(&rd->items[i], args, &n);
 	if (!rd->full && n == 0)
 		return 0;
-	return scan_pass(j, args, n, rd->full, activate, rd->items, rd->n);
+	r = scan_pass(j, args, n, rd->full, activate, rd->items, rd->n);
+	/* the round's entries stay in flight and its VGs journaled: the next leader's work */
+	return r == 0 && pf_stop_requested() ? -EINTR : r;
 }
 
 /* A VG a dead leader began activating: claim it if nobody did, and activate it. */
@@ -582,7 +587,7 @@ static int run_coalesced(struct cache_run *j)
 		return PF_EXIT_FAILED;
 	}
 	j->c = &c;
-	r = pf_coalesce_lead(&c, j->full_cmd, &ops, j);
+	r = pf_coalesce_lead(&c, j->full_cmd && !j->o->recover, &ops, j);
 	j->c = NULL;
 	if (j->o->udevoutput && !j->udev_line_done && j->own_vg[0] && !j->own_complete)
 		say_own_vg(j, false);
@@ -593,6 +598,11 @@ static int run_coalesced(struct cache_run *j)
 	if (j->own_journaled && fflush(stdout) == 0)
 		pf_coalesce_activation_end(&c, j->own_vg);
 	pf_coalesce_close(&c);
+	if (r == -EINTR && pf_stop_requested()) {
+		pf_err("  pvscan-fast leader stopped by signal %d: what it had not done is left "
+		       "in %s/%s for the next run.", pf_stop_signal(), j->paths->run, PF_COALESCE_DIR);
+		return PF_EXIT_FAILED;
+	}
 	if (r < 0) {
 		pf_err("  pvscan-fast leader: %s.", strerror(-r));
 		return PF_EXIT_FAILED;

@@ -36,6 +36,7 @@ struct pf_opts {
 	unsigned timeout_s;	 /* --timeout, 0 = lvm.conf / default */
 	bool no_coalesce;	 /* --nocoalesce: act alone, as lvm2's pvscan does */
 	bool background;	 /* -b: a leader leaves its caller (see pvscan-fast.c) */
+	bool recover;		 /* --recover: lead only when a dead leader left work */
 	const char *driverloaded; /* --driverloaded value, passed on to lvm2 */
 	bool driverloaded_no;	  /* --driverloaded n: no device-mapper calls (lvm2 activates) */
 	/* devices */

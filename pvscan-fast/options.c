@@ -57,6 +57,7 @@ enum opt {
 	O_TIMEOUT,
 	O_NOCOALESCE,
 	O_DRYRUN,
+	O_RECOVER,
 	_O_MAX,
 };
 
@@ -81,7 +82,7 @@ static const struct form {
 		  BIT(O_NOUDEVSYNC) | BIT(O_BACKGROUND) },
 	{ BIT(O_CACHE) | BIT(O_ACTIVATE), false,
 	  BIT(O_IGNORELOCKINGFAILURE) | BIT(O_REPORTFORMAT) | BIT(O_MAJOR) | BIT(O_MINOR) |
-		  BIT(O_NOUDEVSYNC) | BIT(O_AUTOACTIVATION) | BIT(O_BACKGROUND) },
+		  BIT(O_NOUDEVSYNC) | BIT(O_AUTOACTIVATION) | BIT(O_BACKGROUND) | BIT(O_RECOVER) },
 	{ BIT(O_CACHE) | BIT(O_LISTVG), true,
 	  BIT(O_IGNORELOCKINGFAILURE) | BIT(O_CHECKCOMPLETE) | BIT(O_VGONLINE) | BIT(O_UDEVOUTPUT) |
 		  BIT(O_AUTOACTIVATION) },
@@ -130,6 +131,7 @@ static const struct option long_options[] = {
 	{ "timeout", required_argument, NULL, O_TIMEOUT },
 	{ "nocoalesce", no_argument, NULL, O_NOCOALESCE },
 	{ "dryrun", no_argument, NULL, O_DRYRUN }, /* --dry-run: lvm2 drops the hyphens */
+	{ "recover", no_argument, NULL, O_RECOVER },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -174,6 +176,8 @@ static void usage(FILE *f)
 		"  --devicesfile NAME  use this devices file (\"\" disables it)\n"
 		"  --timeout SECONDS   give up on a device that does not answer (default 30)\n"
 		"  --nocoalesce        act alone, as lvm2's pvscan: no queue, no leader lock\n"
+		"  --recover           with --cache -aay: finish what a leader that died left\n"
+		"                      undone, and nothing else (nothing left: exit at once)\n"
 		"  -b, --background    a leader goes on outside its caller (udev's worker):\n"
 		"                      as a systemd service, or in its own session\n"
 		"  --driverloaded n    no device-mapper calls: lvm2 activates every VG\n"
@@ -352,6 +356,7 @@ static int parse_args(int argc, char **argv, struct pf_opts *o, struct parse *ps
 		case O_DUMP: o->dump = true; break;
 		case O_JSON: o->json = true; break;
 		case O_NOCOALESCE: o->no_coalesce = true; break;
+		case O_RECOVER: o->recover = true; break;
 		case O_BACKGROUND: o->background = true; break;
 		case O_AUTOACTIVATION: o->autoactivation = optarg; break;
 		case O_DEVICESFILE: o->devicesfile = optarg; break;
@@ -482,6 +487,10 @@ int pf_cmd_parse(int argc, char **argv, bool quiet, struct pf_opts *o)
 
 	if (o->dump && o->n_devs == 0) {
 		pf_err("  --dump needs at least one DEVICE.");
+		return PF_EXIT_USAGE;
+	}
+	if (o->recover && (o->n_devs || o->no_coalesce || o->test)) {
+		pf_err("  --recover takes no DEVICE, --nocoalesce or --test.");
 		return PF_EXIT_USAGE;
 	}
 	return -1;

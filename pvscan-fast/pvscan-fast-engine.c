@@ -6,8 +6,10 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/log.h"
+#include "base/stop.h"
 #include "cmd.h"
 
 int main(int argc, char **argv)
@@ -16,6 +18,14 @@ int main(int argc, char **argv)
 	int r;
 
 	r = pf_cmd_parse(argc, argv, false, &o);
+	if (r < 0) {
+		int e = pf_stop_install();
+
+		if (e < 0) {
+			pf_err("  Cannot set up signal handling: %s.", strerror(-e));
+			r = PF_EXIT_FAILED;
+		}
+	}
 	if (getenv(PF_DETACHED_ENV))
 		pf_log_set_prefix("pvscan-fast: ");
 	if (r < 0)

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,11 +282,49 @@ static int background(int argc, char **argv, int lock_fd)
 	return lead_detached();
 }
 
+/*
+ * --recover: lead only when a leader that died left work behind (see pf_coalesce_leftovers);
+ * 1 when there is none, so that a unit run at every boot costs an exec and a few stats.
+ */
+static int nothing_to_recover(void)
+{
+	struct pf_paths paths;
+	bool left = true;
+	int r = pf_paths_from_env(&paths);
+
+	if (r == 0) {
+		r = pf_coalesce_leftovers(paths.run, &left);
+		pf_paths_release(&paths);
+	}
+	/* When it cannot tell, the engine looks (and says what is wrong). */
+	return r == 0 && !left;
+}
+
+/*
+ * The device could not be queued (/run full or read-only, say): it is read alone, as lvm2's
+ * pvscan would, by a process that leaves udev's worker when --background asks for that.
+ */
+static char **alone_argv(int argc, char **argv)
+{
+	char **v = calloc((size_t)argc + 2, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	v[0] = argv[0];
+	v[1] = (char *)"--nocoalesce";
+	for (int i = 1; i < argc; i++)
+		v[i + 1] = argv[i];
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	struct pf_opts o;
 	char fdbuf[16];
 	int lock_fd = -1, r;
+
+	/* a caller that ignores SIGCHLD would have our children reaped before we wait */
+	(void)signal(SIGCHLD, SIG_DFL);
 
 	/*
 	 * Quietly: the engine parses again and says what is wrong, so every message is said
@@ -300,6 +339,10 @@ int main(int argc, char **argv)
 		pf_cmd_opts_release(&o);
 		exec_engine(argv);
 	}
+	if (o.recover && nothing_to_recover()) {
+		pf_cmd_opts_release(&o);
+		return PF_EXIT_OK;
+	}
 	if (pf_cmd_coalesces(&o)) {
 		bool detached = getenv(PF_DETACHED_ENV) != NULL;
 
@@ -307,6 +350,18 @@ int main(int argc, char **argv)
 		if (r == 1) {
 			pf_cmd_opts_release(&o);
 			return PF_EXIT_OK;
+		}
+		if (r < 0 && r != -ECANCELED && r != -ENODEV && o.background && !o.udevoutput &&
+		    !detached) {
+			char **alone = alone_argv(argc, argv);
+
+			pf_log_set_level(PF_LOG_WARN);
+			pf_warn("  WARNING: pvscan-fast: cannot queue the device: %s; reading it "
+				"alone.", strerror(-r));
+			if (!alone || background(argc + 1, alone, -1) < 0)
+				return PF_EXIT_FAILED;
+			pf_cmd_opts_release(&o);
+			exec_engine(alone);
 		}
 		/* udev imports --udevoutput's stdout: that form stays in its worker */
 		if (r == 0 && o.background && !o.udevoutput && !detached)

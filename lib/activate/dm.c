@@ -14,10 +14,14 @@
 #include <unistd.h>
 
 #include "activate/dm.h"
+#include "base/clock.h"
+#include "base/stop.h"
 
 /* lvm2's flags for a visible top-level LV: udev makes the nodes and links, not the library. */
 #define LV_UDEV_FLAGS DM_UDEV_DISABLE_LIBRARY_FALLBACK
 #define WAIT_POLL_MS 5U
+/* Undoing a half-made device is a failure path: it must not hold the leader long. */
+#define REMOVE_UDEV_TIMEOUT_MS (10U * 1000U)
 
 int pf_dm_lv_state(const struct pf_dm_table *t, enum pf_dm_lv_state *ret)
 {
@@ -59,6 +63,32 @@ bool pf_dm_targets_available(const struct pf_dm_table *t, const char *sys_dir)
 	return true;
 }
 
+/*
+ * Wait for udev to count cookie down, polled rather than dm_udev_wait(): a udevd that died and
+ * left its control socket behind would make that wait for ever (lvm2 hangs there, deaf to
+ * SIGTERM). On the deadline, or when told to stop, the rest is counted off here, so the
+ * semaphore goes and none is left behind. 0 or -ETIMEDOUT or -EIO.
+ */
+static int wait_cookie(uint32_t cookie, unsigned timeout_ms)
+{
+	uint64_t deadline = pf_now_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC;
+	int ready = 0;
+
+	for (;;) {
+		if (!dm_udev_wait_immediate(cookie, &ready))
+			return -EIO;
+		if (ready)
+			return 0;
+		/* udev makes the nodes without us; the VGs are reported as they are */
+		if (pf_now_ns() >= deadline || pf_stop_requested())
+			break;
+		pf_sleep_ms(WAIT_POLL_MS);
+	}
+	while (!ready && dm_udev_complete(cookie) && dm_udev_wait_immediate(cookie, &ready))
+		;
+	return -ETIMEDOUT;
+}
+
 /* Undo a half-made device, with a cookie of its own so udev forgets it too. */
 static void remove_device(const char *name)
 {
@@ -67,11 +97,10 @@ static void remove_device(const char *name)
 
 	if (!dmt)
 		return;
-	if (dm_task_set_name(dmt, name) && dm_task_set_cookie(dmt, &cookie, LV_UDEV_FLAGS) &&
-	    dm_task_run(dmt))
-		(void)dm_udev_wait(cookie);
-	else if (cookie)
-		(void)dm_udev_wait(cookie);
+	if (dm_task_set_name(dmt, name) && dm_task_set_cookie(dmt, &cookie, LV_UDEV_FLAGS))
+		(void)dm_task_run(dmt);
+	if (cookie)
+		(void)wait_cookie(cookie, REMOVE_UDEV_TIMEOUT_MS);
 	dm_task_destroy(dmt);
 }
 
@@ -196,46 +225,14 @@ int pf_dm_activate(struct pf_dm_batch *b, const struct pf_dm_table *t, uint32_t 
 	return 0;
 }
 
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)ms * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 int pf_dm_wait(struct pf_dm_batch *b, unsigned timeout_ms)
 {
-	unsigned waited = 0;
-	int ready = 0, r = 0;
+	int r = 0;
 
-	if (!b->cookie) {
+	if (!b->cookie)
 		(void)dm_udev_wait(0); /* nothing to wait for; still applies stacked read-ahead */
-		b->resumed = 0;
-		return 0;
-	}
-	/*
-	 * Polled, not dm_udev_wait(): a udevd that died and left its control socket behind
-	 * would make that wait for ever (lvm2 hangs there, deaf to SIGTERM).
-	 */
-	while (!ready) {
-		if (!dm_udev_wait_immediate(b->cookie, &ready)) {
-			r = -EIO;
-			break;
-		}
-		if (ready)
-			break;
-		if (waited >= timeout_ms) {
-			r = -ETIMEDOUT;
-			/* Count the rest off ourselves, so the semaphore goes and none is left. */
-			while (!ready && dm_udev_complete(b->cookie) &&
-			       dm_udev_wait_immediate(b->cookie, &ready))
-				;
-			break;
-		}
-		sleep_ms(WAIT_POLL_MS);
-		waited += WAIT_POLL_MS;
-	}
+	else
+		r = wait_cookie(b->cookie, timeout_ms);
 	b->cookie = 0;
 	b->resumed = 0;
 	return r;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The monotonic clock in nanoseconds, and the unit constants for converting to it. */
+/* The monotonic clock in nanoseconds, the unit constants for converting to it, short sleeps. */
 #ifndef PF_CLOCK_H
 #define PF_CLOCK_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -23,6 +24,15 @@ static inline struct timespec pf_timespec_from_ns(uint64_t ns)
 {
 	return (struct timespec){ .tv_sec = (time_t)(ns / NSEC_PER_SEC),
 				  .tv_nsec = (long)(ns % NSEC_PER_SEC) };
+}
+
+/* Sleep ms milliseconds (a poll interval): a signal does not cut it short. */
+static inline void pf_sleep_ms(unsigned ms)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ms / 1000U), .tv_nsec = (long)(ms % 1000U) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
 }
 
 #endif /* PF_CLOCK_H */

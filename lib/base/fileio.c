@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* One implementation of "read it all, but never more than this" for sysfs, /proc, /run and /etc files. */
+/* Bounded whole-file and range reads and full writes; closing inherited descriptors. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/fileio.h"
+#include "base/strutil.h"
 
 ssize_t pf_read_full(int fd, void *buf, size_t len, int64_t off)
 {
@@ -88,4 +92,35 @@ int pf_write_full(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/* Close descriptors lo..hi, where close_range() is missing by listing /proc/self/fd. */
+void pf_close_fds(int lo, int hi)
+{
+	DIR *dir;
+	struct dirent *de;
+
+	if (lo > hi)
+		return;
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, (unsigned)lo, (unsigned)hi, 0U) == 0)
+		return;
+#endif
+	dir = opendir("/proc/self/fd");
+	if (!dir) {
+		long max = sysconf(_SC_OPEN_MAX);
+
+		for (long fd = lo; fd <= hi && fd < max; fd++)
+			(void)close((int)fd);
+		return;
+	}
+	while ((de = readdir(dir))) {
+		uint64_t fd;
+
+		if (pf_parse_u64(de->d_name, INT_MAX, &fd) < 0 || fd < (uint64_t)lo ||
+		    fd > (uint64_t)hi || fd == (uint64_t)dirfd(dir))
+			continue;
+		(void)close((int)fd);
+	}
+	(void)closedir(dir);
 }

@@ -26,4 +26,10 @@ int pf_write_full(int fd, const void *buf, size_t len) _nonnull_(2) _must_check_
 int pf_read_file_at(int dirfd, const char *path, size_t cap, char **ret, size_t *ret_len)
 	_nonnull_(2, 4, 5) _must_check_;
 
+/*
+ * Close descriptors lo..hi (INT_MAX: all from lo): what a child must do before it execs
+ * another program or runs on alone, so that it holds no lock, pipe or device of ours.
+ */
+void pf_close_fds(int lo, int hi);
+
 #endif /* PF_FILEIO_H */

@@ -12,18 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/strutil.h"
 
 /* A longer sleep is a typo, not a race to force. */
 #define INJECT_MS_MAX 60000U
-
-static void sleep_ms(uint64_t ms)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ms / 1000U), .tv_nsec = (long)(ms % 1000U) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0)
-		;
-}
 
 static uint64_t random_below(uint64_t max)
 {
@@ -48,12 +41,16 @@ static void act(const char *action, size_t len)
 		(void)raise(SIGKILL);
 		return;
 	}
+	if (strcmp(buf, "term") == 0) {
+		(void)raise(SIGTERM);
+		return;
+	}
 	if (strncmp(buf, "delay=", 6) == 0 || strncmp(buf, "rand=", 5) == 0) {
 		bool rnd = buf[0] == 'r';
 
 		if (pf_parse_u64(buf + (rnd ? 5 : 6), INJECT_MS_MAX, &ms) < 0)
 			return;
-		sleep_ms(rnd ? random_below(ms) : ms);
+		pf_sleep_ms((unsigned)(rnd ? random_below(ms) : ms));
 	}
 }
 

@@ -6,6 +6,7 @@
  *
  * PVSCAN_FAST_INJECT="STEP:ACTION[,STEP:ACTION...]", STEP a step name or "*" for all:
  *   crash        SIGKILL this process at the step (what kill -9 would do there)
+ *   term         SIGTERM this process at the step (what systemd or an admin would send)
  *   delay=MS     sleep MS milliseconds
  *   rand=MS      sleep a random 0..MS milliseconds (seeded by pid and time)
  */

@@ -1021,6 +1021,27 @@ static int get_volume_list(struct pf_settings_loader *ld, const char *key,
 	return r;
 }
 
+/* A pvscan_fast/<key> timeout in seconds, 1 to max; out of range: a warning and the default. */
+static int get_seconds(struct pf_settings_loader *ld, const char *key, unsigned def, unsigned max,
+		       unsigned *ret)
+{
+	const struct entry *e = NULL;
+	int64_t v;
+	int r = get_int(ld, "pvscan_fast", key, def, &v, &e);
+
+	if (r < 0)
+		return r;
+	if (v <= 0 || v > max) {
+		r = warn(ld, e, true, "pvscan_fast/%s must be 1 to %u seconds, using %u", key, max,
+			 def);
+		if (r < 0)
+			return r;
+		v = def;
+	}
+	*ret = (unsigned)v;
+	return 0;
+}
+
 static int extract(struct pf_settings_loader *ld)
 {
 	struct pf_settings *s = ld->s;
@@ -1105,17 +1126,13 @@ static int extract(struct pf_settings_loader *ld)
 	s->readahead_none = strcasecmp(str, "none") == 0;
 	if (!s->readahead_none && strcasecmp(str, "auto") != 0)
 		return config_error(ld, e, "Invalid readahead specification");
-	if ((r = get_int(ld, "pvscan_fast", "scan_timeout", PF_SETTINGS_SCAN_TIMEOUT_DEFAULT, &i64,
-			 &e)) < 0)
+	if ((r = get_seconds(ld, "scan_timeout", PF_SETTINGS_SCAN_TIMEOUT_DEFAULT,
+			     PF_SETTINGS_SCAN_TIMEOUT_MAX, &s->scan_timeout_sec)) < 0 ||
+	    (r = get_seconds(ld, "activation_timeout", PF_SETTINGS_ACTIVATION_TIMEOUT_DEFAULT,
+			     PF_SETTINGS_TIMEOUT_MAX, &s->activation_timeout_sec)) < 0 ||
+	    (r = get_seconds(ld, "lock_timeout", PF_SETTINGS_LOCK_TIMEOUT_DEFAULT,
+			     PF_SETTINGS_TIMEOUT_MAX, &s->lock_timeout_sec)) < 0)
 		return r;
-	if (i64 <= 0 || i64 > PF_SETTINGS_SCAN_TIMEOUT_MAX) {
-		r = warn(ld, e, true, "pvscan_fast/scan_timeout must be 1 to %u seconds, using %u",
-			 PF_SETTINGS_SCAN_TIMEOUT_MAX, PF_SETTINGS_SCAN_TIMEOUT_DEFAULT);
-		if (r < 0)
-			return r;
-		i64 = PF_SETTINGS_SCAN_TIMEOUT_DEFAULT;
-	}
-	s->scan_timeout_sec = (unsigned)i64;
 	s->hosttags = ld->hosttags_done;
 	return 0;
 }

@@ -27,9 +27,16 @@ struct pf_filter;
 #define PF_SETTINGS_TAGS_MAX	 64U
 #define PF_SETTINGS_WARNINGS_MAX 32U
 
-/* pvscan_fast/scan_timeout: seconds per device read; lvm2 does not know this section. */
-#define PF_SETTINGS_SCAN_TIMEOUT_DEFAULT 30U
-#define PF_SETTINGS_SCAN_TIMEOUT_MAX	 3600U
+/*
+ * pvscan_fast/..._timeout, in seconds; lvm2 does not know this section. scan_timeout: per device
+ * read. activation_timeout: per lvm2 process a VG is handed to. lock_timeout: per wait for a
+ * VG lock, lvm2's devices-file lock or the leader lock.
+ */
+#define PF_SETTINGS_SCAN_TIMEOUT_DEFAULT       30U
+#define PF_SETTINGS_SCAN_TIMEOUT_MAX	       3600U
+#define PF_SETTINGS_ACTIVATION_TIMEOUT_DEFAULT 300U
+#define PF_SETTINGS_LOCK_TIMEOUT_DEFAULT       120U
+#define PF_SETTINGS_TIMEOUT_MAX		       86400U
 
 /* Where a setting's value came from, for messages. */
 struct pf_settings_origin {
@@ -84,6 +91,8 @@ struct pf_settings {
 	bool hosttags;			   /* tags/hosttags in any loaded file, default 0 */
 	struct pf_settings_strv host_tags; /* the host's tags: hostname if hosttags, tags/<t> */
 	unsigned scan_timeout_sec;	   /* pvscan_fast/scan_timeout */
+	unsigned activation_timeout_sec;   /* pvscan_fast/activation_timeout */
+	unsigned lock_timeout_sec;	   /* pvscan_fast/lock_timeout */
 	/* What lvm2 would warn about and then ignore (default used), in the order found. */
 	struct pf_diag *warnings;
 	size_t n_warnings;

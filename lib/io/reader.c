@@ -2,7 +2,6 @@
 /* The reader process: forked, isolated, heard from through a pipe, never waited for. */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,12 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "base/strutil.h"
+#include "base/fileio.h"
 #include "format/probe.h"
 #include "io/pvread.h"
 #include "io/reader.h"
@@ -47,37 +45,6 @@ static bool fds_distinct(const struct pf_aio_target *t, size_t n)
 		if (fds[i] == fds[i - 1])
 			return false;
 	return true;
-}
-
-/* Close descriptors lo..hi, where close_range() is missing by listing /proc/self/fd. */
-static void close_fds(int lo, int hi)
-{
-	DIR *dir;
-	struct dirent *de;
-
-	if (lo > hi)
-		return;
-#ifdef SYS_close_range
-	if (syscall(SYS_close_range, (unsigned)lo, (unsigned)hi, 0U) == 0)
-		return;
-#endif
-	dir = opendir("/proc/self/fd");
-	if (!dir) {
-		long max = sysconf(_SC_OPEN_MAX);
-
-		for (long fd = lo; fd <= hi && fd < max; fd++)
-			(void)close((int)fd);
-		return;
-	}
-	while ((de = readdir(dir))) {
-		uint64_t fd;
-
-		if (pf_parse_u64(de->d_name, INT_MAX, &fd) < 0 || fd < (uint64_t)lo ||
-		    fd > (uint64_t)hi || fd == (uint64_t)dirfd(dir))
-			continue;
-		(void)close((int)fd);
-	}
-	(void)closedir(dir);
 }
 
 /*
@@ -111,10 +78,10 @@ static int isolate(const struct pf_aio_target *t, size_t n, int out_fd)
 	for (size_t i = 0; i <= n; i++) {
 		if (keep[i] < from)
 			continue;
-		close_fds(from, keep[i] - 1);
+		pf_close_fds(from, keep[i] - 1);
 		from = keep[i] + 1;
 	}
-	close_fds(from, INT_MAX);
+	pf_close_fds(from, INT_MAX);
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "base/inject.h"
 #include "base/log.h"
 #include "base/paths.h"
+#include "base/stop.h"
 #include "base/strutil.h"
 #include "format/names.h"
 #include "state/coalesce.h"
@@ -360,6 +361,66 @@ bool pf_coalesce_has_pending(struct pf_coalesce *c)
 	return fd < 0 || for_each_entry(fd, found_one, c) != 0;
 }
 
+/* An activate/ entry is named by its VG: lvm2's names are safe file names ("." and ".." not). */
+static bool vgname_ok(const char *vgname)
+{
+	return pf_name_is_valid(vgname, strlen(vgname));
+}
+
+static int found_entry(void *arg, const char *name)
+{
+	const int *dir_fd = arg;
+
+	return entry_ok(*dir_fd, name) ? 1 : 0;
+}
+
+static int found_vg(void *arg, const char *name)
+{
+	const int *dir_fd = arg;
+	struct stat st;
+
+	return vgname_ok(name) && fstatat(*dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(st.st_mode);
+}
+
+int pf_coalesce_leftovers(const char *run_dir, bool *ret)
+{
+	static int (*const found[])(void *, const char *) = { found_entry, found_entry, found_vg };
+	_cleanup_close_ int run_fd = -1, dir_fd = -1;
+	int r;
+
+	*ret = false;
+	run_fd = open_dir_at(AT_FDCWD, run_dir);
+	if (run_fd == -ENOENT)
+		return 0;
+	if (run_fd < 0)
+		return run_fd;
+	dir_fd = open_dir_at(run_fd, PF_COALESCE_DIR);
+	if (dir_fd == -ENOENT)
+		return 0; /* nobody queued anything since boot */
+	if (dir_fd < 0)
+		return dir_fd;
+	/* the first full scan since boot (or an admin's) began and never completed */
+	if (faccessat(dir_fd, SCANNED_FILE, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+		*ret = true;
+		return errno == ENOENT ? 0 : -errno;
+	}
+	/* A live owner of an activate/ entry ends it soon; the leader lock tells who looks. */
+	for (size_t i = 0; i < ARRAY_SIZE(queue_dirs) && !*ret; i++) {
+		_cleanup_close_ int fd = open_dir_at(dir_fd, queue_dirs[i]);
+
+		if (fd == -ENOENT)
+			continue;
+		if (fd < 0)
+			return fd;
+		r = for_each_entry(fd, found[i], &fd);
+		if (r < 0)
+			return r;
+		*ret = r > 0;
+	}
+	return 0;
+}
+
 static int add_taken(struct pf_coalesce *c, const char *name)
 {
 	int r;
@@ -645,12 +706,6 @@ void pf_coalesce_note_gone(struct pf_coalesce *c, unsigned major, unsigned minor
 	c->n_scanned--;
 }
 
-/* An activate/ entry is named by its VG: lvm2's names are safe file names ("." and ".." not). */
-static bool vgname_ok(const char *vgname)
-{
-	return pf_name_is_valid(vgname, strlen(vgname));
-}
-
 int pf_coalesce_activation_begin(struct pf_coalesce *c, const char *vgname)
 {
 	int fd = queue_fd(c, &c->activate_fd, "activate");
@@ -790,6 +845,10 @@ again:
 
 		free(items);
 		items = NULL;
+		if (pf_stop_requested()) {
+			r = -EINTR; /* what is queued or in flight stays for the next leader */
+			goto out_unlock;
+		}
 		r = take(c, &items, &n);
 		if (r < 0)
 			goto out_unlock;
@@ -825,7 +884,7 @@ again:
 	pf_coalesce_unlock(c);
 	pf_inject("released");
 	/* An entry recorded while its follower's trylock met our lock must not wait. */
-	if (pf_coalesce_has_pending(c) && pf_coalesce_trylock(c) == 0) {
+	if (!pf_stop_requested() && pf_coalesce_has_pending(c) && pf_coalesce_trylock(c) == 0) {
 		pf_debug("  an entry slipped in after the lock was released: leading again");
 		first_pass = false;
 		goto again;

@@ -94,6 +94,13 @@ void pf_coalesce_unlock(struct pf_coalesce *c) _nonnull_(1);
 /* Any pending entry? (after unlocking: one that slipped in must not wait for the next event) */
 bool pf_coalesce_has_pending(struct pf_coalesce *c) _nonnull_(1);
 
+/*
+ * Did a leader that died leave work behind in run_dir? Queued or in-flight entries, a
+ * journaled activation, or no completed full scan since the queue was first used. Creates
+ * nothing and takes no lock: *ret false when the queue was never used.
+ */
+int pf_coalesce_leftovers(const char *run_dir, bool *ret) _nonnull_(1, 2) _must_check_;
+
 /* What a leader round is given and reports back. */
 struct pf_coalesce_round {
 	const struct pf_pending *items; /* devno order */

@@ -18,8 +18,9 @@
 # after which every PV is online, every VG claimed, each VG activated as often as the design
 # says, and pending/, inflight/ and activate/ are empty.
 # Also: a follower killed after recording, with the lock held elsewhere; a leader killed with
-# five followers' entries queued; a lock file left by a process that was kill -9'ed; and the
-# activation command never inherits the lock.
+# five followers' entries queued; a lock file left by a process that was kill -9'ed; with no
+# further uevent, --recover finishes what a leader killed (SIGKILL or SIGTERM) at any step
+# left; and the activation command inherits neither the lock nor any other descriptor.
 # Checks failing by a known bug (UDEV_KNOWN_BUG) say XFAIL and do not count, unless
 # COALESCE_CRASH_STRICT=1; one that passes again fails as XPASS.
 # shellcheck disable=SC2154 # top_srcdir, top_builddir come from test-lib.sh
@@ -79,9 +80,12 @@ cat >"$T_DIR/lvm" <<EOF
 #!/bin/sh
 for a; do vg=\$a; done
 echo "\$vg" >>"$ACTLOG"
-for f in /proc/\$\$/fd/*; do
-	[ "\$(readlink "\$f")" = "$LOCK" ] && echo "\$vg" >>"$ACTLOG.lockfd"
-done
+# listed by one child writing to a file: no descriptor of the shell's own is open meanwhile
+ls -l /proc/\$\$/fd >"$ACTLOG.fdlist"
+awk -v vg="\$vg" '\$NF == "$LOCK" { print vg }' "$ACTLOG.fdlist" >>"$ACTLOG.lockfd"
+# anything past stderr but the shell's own script is a descriptor we leaked
+awk -v vg="\$vg" '\$(NF - 2) + 0 > 2 && \$NF != "$T_DIR/lvm" { print vg, \$NF }' \
+	"$ACTLOG.fdlist" >>"$ACTLOG.fds"
 exit 0
 EOF
 chmod +x "$T_DIR/lvm"
@@ -499,7 +503,56 @@ pvsf "" --cache -aay $(dev_args s0)
 expect_ok "stale lock: invocation"
 check "stale lock" "vg0:1:1 vgmda2:1:1 my-vg:1:1 vgtwo:1:1"
 
-if [ -e "$ACTLOG.lockfd" ]; then
+# No further uevent: `--cache -aay --recover` (the boot-end unit, the initramfs's last step)
+# finishes what a leader killed at any step left, and does nothing when nothing is left.
+for step in $STEPS; do
+	reset_all
+	# shellcheck disable=SC2046
+	pvsf "$step:crash" --cache -aay $(dev_args t2)
+	pvsf "" --cache -aay --recover
+	expect_ok "recover/$step"
+	check "recover/$step" "vg0:1:$(twice_at "$step") vgmda2:1:$(twice_at "$step") \
+my-vg:1:$(twice_at "$step") vgtwo:1:$(twice_at "$step")"
+done
+setup "recover/nothing" && {
+	before=$(find "$RUN" | LC_ALL=C sort | md5sum)
+	pvsf "" --cache -aay --recover
+	expect_ok "recover/nothing"
+	if [ ! -s "$ACTLOG" ] && [ ! -s "$T_DIR/out" ] &&
+		[ "$(find "$RUN" | LC_ALL=C sort | md5sum)" = "$before" ]; then
+		t_pass "recover/nothing: nothing read, activated or changed"
+	else
+		t_fail "recover/nothing: it did something: $(oneline cat "$ACTLOG" "$T_DIR/out")"
+	fi
+}
+
+# SIGTERM (systemd stopping the leader's service, switch_root's isolate) at a leader's steps:
+# it ends the step, exits non-zero saying what it left, frees the lock; what it had not
+# finished stays queued or journaled, and --recover finishes it with nothing done twice but
+# the VG whose journal entry was being removed (see twice_at).
+for step in taken round-done activation-begun activation-ending; do
+	reset_all
+	# shellcheck disable=SC2046
+	pvsf "$step:term" --cache -aay $(dev_args t2)
+	if [ "$RC" -eq 5 ] && grep -q "stopped by signal 15" "$T_DIR/err"; then
+		t_pass "term/$step: exit status 5, says it stopped"
+	else
+		t_fail "term/$step: exit status $RC"
+		show_output
+	fi
+	expect_lock_free "term/$step"
+	pvsf "" --cache -aay --recover
+	expect_ok "term/$step: --recover"
+	check "term/$step" "vg0:1:$(twice_at "$step") vgmda2:1:$(twice_at "$step") \
+my-vg:1:$(twice_at "$step") vgtwo:1:$(twice_at "$step")"
+done
+
+if [ -s "$ACTLOG.fds" ]; then
+	t_fail "the activation command inherited descriptors: $(oneline sort -u "$ACTLOG.fds")"
+else
+	t_pass "the activation command inherited no descriptor past stderr"
+fi
+if [ -s "$ACTLOG.lockfd" ]; then
 	t_fail "the activation command held the lock for: $(oneline sort -u "$ACTLOG.lockfd")"
 else
 	t_pass "the activation command never held the leader lock"
