@@ -131,12 +131,15 @@ check_tree() {
 check_wait() {
 	root=$1 what=$2
 	shift 2
-	mkdir -p "$root/tmp/pf/run" "$root/tmp/pf/lock"
+	# a machine with no block device at all: the scan finds nothing, and says nothing
+	mkdir -p "$root/tmp/pf/run" "$root/tmp/pf/lock" "$root/tmp/pf/sys/block" \
+		"$root/tmp/pf/sys/class/block" "$root/tmp/pf/sys/dev/block" "$root/tmp/pf/dev"
 	t_lvm_conf "$root/tmp/pf/etc" ""
 	mkdir -p "$root/dev"
 	[ -e "$root/dev/null" ] || mknod -m 666 "$root/dev/null" c 1 3
 	set -- env LVM_SYSTEM_DIR=/tmp/pf/etc PVSCAN_FAST_RUN_DIR=/tmp/pf/run \
-		PVSCAN_FAST_LOCK_DIR=/tmp/pf/lock chroot "$root" "$@"
+		PVSCAN_FAST_LOCK_DIR=/tmp/pf/lock PVSCAN_FAST_SYS_DIR=/tmp/pf/sys \
+		PVSCAN_FAST_DEV_DIR=/tmp/pf/dev chroot "$root" "$@"
 	if "$@" >"$T_DIR/wait.log" 2>&1 && [ -z "$(ls "$root/tmp/pf/run")" ]; then
 		t_pass "$what: the wait step does nothing before any PV event"
 	else
@@ -146,6 +149,10 @@ check_wait() {
 		echo "# SKIP $what: no flock(1) to stand in for a leader"
 		return
 	fi
+	# A live leader's round: the lock held, its device in flight.
+	q="$root/tmp/pf/run/pvscan-fast"
+	mkdir -p "$q/pending" "$q/inflight" "$q/activate"
+	: >"$q/inflight/7:0,a,0"
 	flock "$root/tmp/pf/lock/pvscan-fast.leader" sleep 3 &
 	holder=$!
 	sleep 1
@@ -153,12 +160,28 @@ check_wait() {
 	"$@" >>"$T_DIR/wait.log" 2>&1
 	t1=$(date +%s)
 	wait "$holder"
-	if [ $((t1 - t0)) -ge 1 ] && [ -e "$root/tmp/pf/run/pvscan-fast/pending" ]; then
-		t_pass "$what: the wait step waits for the leader, then leads ($((t1 - t0)) s)"
+	if [ $((t1 - t0)) -ge 1 ] && [ -z "$(ls "$q/inflight")" ] && [ -e "$q/scanned" ]; then
+		t_pass "$what: the wait step waits for the leader, then finishes what it left"
 	else
-		t_fail "$what: the wait step did not wait for the leader ($((t1 - t0)) s)"
+		t_fail "$what: the wait step did not wait for the leader, or left work ($((t1 - t0)) s)"
 		cat "$T_DIR/wait.log"
 	fi
+	# Everything done: it neither waits for a lock holder nor reads anything.
+	# flock locks belong to the open file: exec leaves one process holding it, killed below
+	sh -c 'exec 9>>"$1" && flock 9 && exec sleep 30' holder \
+		"$root/tmp/pf/lock/pvscan-fast.leader" &
+	holder=$!
+	sleep 1
+	before=$(find "$root/tmp/pf/run" | LC_ALL=C sort)
+	if "$@" >>"$T_DIR/wait.log" 2>&1 && kill -0 "$holder" 2>/dev/null &&
+		[ "$(find "$root/tmp/pf/run" | LC_ALL=C sort)" = "$before" ]; then
+		t_pass "$what: with nothing left the wait step returns at once and changes nothing"
+	else
+		t_fail "$what: with nothing left the wait step waited or changed something"
+		cat "$T_DIR/wait.log"
+	fi
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
 }
 
 # Paths as listed, relative; with merged /usr an image's lib/ is a link to usr/lib/, and the
