@@ -76,9 +76,14 @@ LOCKDIR="$T_DIR/run/lock/lvm"
 LOCK="$LOCKDIR/pvscan-fast.leader"
 # The activation command logs the VG (its last argument), and whether it was given a descriptor
 # of the leader lock: it would keep the lock held after a leader killed while it runs.
+# With $T_DIR/lvm.hang present it never ends instead (its pid noted in lvm.pids).
 cat >"$T_DIR/lvm" <<EOF
 #!/bin/sh
 for a; do vg=\$a; done
+if [ -e "$T_DIR/lvm.hang" ]; then
+	echo \$\$ >>"$T_DIR/lvm.pids"
+	exec sleep 600
+fi
 echo "\$vg" >>"$ACTLOG"
 # listed by one child writing to a file: no descriptor of the shell's own is open meanwhile
 ls -l /proc/\$\$/fd >"$ACTLOG.fdlist"
@@ -546,6 +551,75 @@ for step in taken round-done activation-begun activation-ending; do
 	check "term/$step" "vg0:1:$(twice_at "$step") vgmda2:1:$(twice_at "$step") \
 my-vg:1:$(twice_at "$step") vgtwo:1:$(twice_at "$step")"
 done
+
+# alive: the fake lvm2's pids (lvm.pids) still running.
+alive() {
+	while read -r p; do
+		kill -0 "$p" 2>/dev/null && echo "$p"
+	done <"$T_DIR/lvm.pids"
+}
+
+# An lvm2 that never ends: killed at pvscan_fast/activation_timeout, its VG failed (exit
+# status 5, named), its journal entry ended, every other VG activated, nothing left running.
+reset_all
+: >"$T_DIR/lvm.hang"
+: >"$T_DIR/lvm.pids"
+pvsf "" --cache -aay --config 'pvscan_fast/activation_timeout=1'
+rm -f "$T_DIR/lvm.hang"
+if [ "$RC" -eq 5 ] && [ "$(grep -c "did not finish activating VG" "$T_DIR/err")" -eq 4 ]; then
+	t_pass "lvm2 hung: exit status 5, each VG named"
+else
+	t_fail "lvm2 hung: exit status $RC"
+	show_output
+fi
+left=$(oneline alive)
+if [ "$(wc -l <"$T_DIR/lvm.pids")" -eq 4 ] && [ -z "$left" ] &&
+	[ "$(count "$Q/activate")" -eq 0 ]; then
+	t_pass "lvm2 hung: all four killed, journal ended"
+else
+	t_fail "lvm2 hung: still running: '$left', journal $(count "$Q/activate")"
+fi
+
+# SIGTERM while lvm2 runs: passed on, the leader exits 5, the VGs stay journaled and
+# --recover activates them.
+reset_all
+: >"$T_DIR/lvm.hang"
+: >"$T_DIR/lvm.pids"
+"$PVSCAN_FAST" --cache -aay >"$T_DIR/out" 2>"$T_DIR/err" &
+leader=$!
+i=0
+while [ "$(wc -l <"$T_DIR/lvm.pids")" -lt 1 ] && [ $i -lt 3000 ]; do
+	i=$((i + 1))
+	sleep 0.01
+done
+kill -TERM "$leader"
+wait "$leader"
+RC=$?
+rm -f "$T_DIR/lvm.hang"
+i=0
+while [ -n "$(alive)" ] && [ $i -lt 3000 ]; do
+	i=$((i + 1))
+	sleep 0.01
+done
+if [ "$RC" -eq 5 ] && [ -z "$(alive)" ] &&
+	[ "$(count "$Q/activate")" -eq 4 ] && lock_free; then
+	t_pass "SIGTERM during lvm2: passed on, exit 5, 4 VGs journaled, lock free"
+else
+	t_fail "SIGTERM during lvm2: exit $RC, journal $(count "$Q/activate")"
+	show_output
+fi
+pvsf "" --cache -aay --recover
+expect_ok "SIGTERM during lvm2: --recover"
+check "SIGTERM during lvm2" "vg0:1:1 vgmda2:1:1 my-vg:1:1 vgtwo:1:1"
+
+# A caller that ignores SIGCHLD (inherited across exec): lvm2's exit status still counts.
+reset_all
+PVSCAN_FAST_INJECT="" t_python -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' "$PVSCAN_FAST" --cache -aay >"$T_DIR/out" 2>"$T_DIR/err"
+RC=$?
+expect_ok "SIGCHLD ignored"
+check "SIGCHLD ignored" "vg0:1:1 vgmda2:1:1 my-vg:1:1 vgtwo:1:1"
 
 if [ -s "$ACTLOG.fds" ]; then
 	t_fail "the activation command inherited descriptors: $(oneline sort -u "$ACTLOG.fds")"
