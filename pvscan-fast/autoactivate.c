@@ -296,8 +296,11 @@ static int vg_pvs(const struct pf_autoactivate *a, const struct pf_vg *vg,
 	return 0;
 }
 
-/* The VG's metadata as the scan found it, from any device of it read in this pass. */
-static const struct pf_vg *find_vg(const struct pf_scan *scan, const char *name)
+/*
+ * The VG's metadata as the scan found it, from any device of it read in this pass: the one
+ * with its UUID, as another VG may carry the same name (a disk from another host).
+ */
+static const struct pf_vg *find_vg(const struct pf_scan *scan, const struct pf_aa_vg *want)
 {
 	for (size_t i = 0; i < scan->n; i++) {
 		const struct pf_vg *vg;
@@ -305,7 +308,8 @@ static const struct pf_vg *find_vg(const struct pf_scan *scan, const char *name)
 		if (scan->devs[i].outcome != PF_SCAN_READ)
 			continue;
 		vg = pf_probe_vg(&scan->devs[i].probe);
-		if (vg && strcmp(vg->name, name) == 0)
+		if (vg && strcmp(vg->name, want->name) == 0 &&
+		    (!want->id[0] || strcmp(vg->id, want->id) == 0))
 			return vg;
 	}
 	return NULL;
@@ -342,7 +346,7 @@ static void finish_batch(struct pf_autoactivate *a, struct pf_dm_batch *b,
 	}
 }
 
-void pf_autoactivate_run(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], size_t n,
+void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, size_t n,
 			 const struct pf_scan *scan)
 {
 	const struct pf_opts *o = a->o;
@@ -379,11 +383,11 @@ void pf_autoactivate_run(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1]
 			/* journaled: the next leader activates them */
 			for (size_t k = i; k < n; k++)
 				pf_warn("  VG %s is left for the next pvscan-fast run: stopped by "
-					"signal %d.", vgs[k], pf_stop_signal());
+					"signal %d.", vgs[k].name, pf_stop_signal());
 			a->status = PF_EXIT_FAILED;
 			break;
 		}
-		vg = find_vg(scan, vgs[i]);
+		vg = find_vg(scan, &vgs[i]);
 
 		/*
 		 * lvm2 refuses a VG with a PV on two devices itself; the vgchange it would be
@@ -399,39 +403,39 @@ void pf_autoactivate_run(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1]
 		 */
 		if (vg && vg_pvs(a, vg, &pvs, &paths) == 0) {
 			ao.lock_nowait = n_held > 0;
-			r = pf_activate_vg(&ao, vgs[i], pvs, vg->n_pvs, &batch, &res);
+			r = pf_activate_vg(&ao, vgs[i].name, pvs, vg->n_pvs, &batch, &res);
 			if (r == -EWOULDBLOCK) {
 				finish_batch(a, &batch, held, held_names, n_held);
 				n_held = 0;
 				ao.lock_nowait = false;
-				r = pf_activate_vg(&ao, vgs[i], pvs, vg->n_pvs, &batch, &res);
+				r = pf_activate_vg(&ao, vgs[i].name, pvs, vg->n_pvs, &batch, &res);
 			}
 		}
 		/* --driverloaded n, no metadata at hand, out of memory: lvm2 decides */
 		if (r < 0) {
-			memcpy(lvm2_vgs[n_lvm2++], vgs[i], sizeof(vgs[i]));
+			memcpy(lvm2_vgs[n_lvm2++], vgs[i].name, sizeof(lvm2_vgs[0]));
 			continue;
 		}
 		if (res.outcome == PF_ACTIVATE_DELEGATE) {
 			/* lvm2 prints its own lines for it */
-			pf_info("  VG %s is activated by lvm2: %s.", vgs[i], res.reason);
+			pf_info("  VG %s is activated by lvm2: %s.", vgs[i].name, res.reason);
 			if (o->test)
-				pf_report_plan(o, vgs[i], &res);
+				pf_report_plan(o, vgs[i].name, &res);
 			pf_activate_result_release(&res);
 			if (o->test)
-				journal_end(a, vgs[i]);
+				journal_end(a, vgs[i].name);
 			else
-				memcpy(lvm2_vgs[n_lvm2++], vgs[i], sizeof(vgs[i]));
+				memcpy(lvm2_vgs[n_lvm2++], vgs[i].name, sizeof(lvm2_vgs[0]));
 			continue;
 		}
 		if (o->test) {
-			pf_report_plan(o, vgs[i], &res);
+			pf_report_plan(o, vgs[i].name, &res);
 			pf_activate_result_release(&res);
-			journal_end(a, vgs[i]);
+			journal_end(a, vgs[i].name);
 			continue;
 		}
 		held[n_held] = res;
-		memcpy(held_names[n_held++], vgs[i], sizeof(vgs[i]));
+		memcpy(held_names[n_held++], vgs[i].name, sizeof(held_names[0]));
 		if (n_held == NATIVE_BATCH_MAX) {
 			finish_batch(a, &batch, held, held_names, n_held);
 			n_held = 0;

@@ -12,6 +12,12 @@
 #include "scan/scan.h"
 #include "state/coalesce.h"
 
+/* A VG to activate: its name, and the UUID of the metadata found complete ("": by name). */
+struct pf_aa_vg {
+	char name[PF_NAME_MAX + 1];
+	char id[PF_ID_LEN + 1];
+};
+
 struct pf_autoactivate {
 	const struct pf_opts *o;
 	const struct pf_paths *paths;
@@ -24,11 +30,11 @@ struct pf_autoactivate {
 };
 
 /*
- * Activate the claimed VGs vgs[0..n), in that order, whose metadata some device of scan
- * carries: natively where lib/activate/vgactivate.c can, the rest by lvm2, at most a few at
+ * Activate the claimed VGs vgs[0..n), in that order, whose metadata (by UUID: two VGs may
+ * share a name) some device of scan carries: natively where lib/activate/vgactivate.c can, the rest by lvm2, at most a few at
  * a time. With --test, print what would be done instead.
  */
-void pf_autoactivate_run(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], size_t n,
+void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, size_t n,
 			 const struct pf_scan *scan);
 
 /* A VG a dead leader left journaled: activate it (lvm2 finds its devices). */

@@ -136,27 +136,32 @@ static const char **dup_pvids(const struct pf_scan *scan, const struct pf_pvcach
  * activating leaves the VG to the next leader instead of down for good. With
  * --udevoutput, our own device's VG is left to the udev rule that imports the line.
  */
-static void claim_and_activate(struct cache_run *j, char (*complete)[PF_NAME_MAX + 1],
+static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *complete,
 			       size_t n_complete, const struct pf_scan *scan,
 			       const struct pf_pvcache *ps, bool all)
 {
 	const struct pf_opts *o = j->o;
-	_cleanup_free_ char(*todo)[PF_NAME_MAX + 1] = NULL;
+	_cleanup_free_ struct pf_aa_vg *todo = NULL;
 	_cleanup_free_ const char **dups = NULL;
+	_cleanup_free_ const struct pf_vg **vgs = NULL;
+	_cleanup_free_ const char **ambiguous = NULL;
 	/* lvm2's quick path is for one named device only (saved_vg in its pvscan.c) */
 	struct pf_autoactivate a = { .o = o, .paths = j->paths, .st = j->st, .c = j->c,
 				     .process_each = j->full_cmd || o->n_devs > 1 };
-	size_t n = 0;
+	struct pf_aapolicy_input in;
+	size_t n = 0, n_ambiguous = 0;
 
 	todo = calloc(n_complete ? n_complete : 1, sizeof(*todo));
+	ambiguous = calloc(n_complete ? n_complete : 1, sizeof(*ambiguous));
 	dups = dup_pvids(scan, ps, &a.n_dup_pvids);
-	if (!todo || !dups) {
+	if (!todo || !ambiguous || !dups || pf_scan_vgs(scan, &vgs) < 0) {
 		j->status = PF_EXIT_FAILED;
 		return;
 	}
 	a.dup_pvids = dups;
+	pf_aapolicy_input_from_settings(j->st, PF_AAPOLICY_PVSCAN, &in);
 	for (size_t i = 0; i < n_complete; i++) {
-		const char *vg = complete[i];
+		const char *vg = complete[i].name;
 		int r;
 
 		if (j->c && (r = pf_coalesce_activation_begin(j->c, vg)) < 0)
@@ -175,7 +180,17 @@ static void claim_and_activate(struct cache_run *j, char (*complete)[PF_NAME_MAX
 			continue;
 		}
 		pf_report_autoactivation(o, vg, PF_REPORT_AA_RUN);
-		memcpy(todo[n++], vg, sizeof(todo[0]));
+		/* lvm2's several-VG path takes VGs by name: two VGs with this one, it takes none */
+		if (a.process_each && pf_aapolicy_vgname_ambiguous(&in, vgs, scan->n, vg))
+			ambiguous[n_ambiguous++] = vg;
+		else
+			todo[n++] = complete[i];
+	}
+	for (size_t i = 0; i < n_ambiguous; i++) {
+		pf_report_vgname_ambiguous(ambiguous[i]);
+		j->status = PF_EXIT_FAILED;
+		if (j->c)
+			pf_coalesce_activation_end(j->c, ambiguous[i]);
 	}
 	/* lvm2's several-VG path scans labels again, and warns about duplicates there */
 	if (n && a.process_each && !all)
@@ -225,7 +240,7 @@ struct pass {
 	struct pf_report_pvs seen; /* the PVs the scan found, for lvm2's warnings */
 	struct pf_pvcache ps;
 	unsigned flags;		       /* the pvscan flags every device shares */
-	char (*todo)[PF_NAME_MAX + 1]; /* complete VGs a device asked to activate, once each */
+	struct pf_aa_vg *todo; /* complete VGs a device asked to activate, once each */
 	size_t n_todo, cap_todo;
 };
 
@@ -235,6 +250,20 @@ static bool any_device(const struct pf_scan *scan)
 		if (scan->devs[i].outcome != PF_SCAN_NO_DEVICE)
 			return true;
 	return false;
+}
+
+/* What lvm2's label scan says of VGs sharing a name. */
+static int report_vgname_duplicates(const struct cache_run *j, const struct pf_scan *scan)
+{
+	_cleanup_free_ const struct pf_vg **vgs = NULL;
+	struct pf_aapolicy_input in;
+	int r = pf_scan_vgs(scan, &vgs);
+
+	if (r < 0)
+		return r;
+	pf_aapolicy_input_from_settings(j->st, PF_AAPOLICY_PVSCAN, &in);
+	pf_report_vgname_duplicates(&in, vgs, scan->n);
+	return 0;
 }
 
 /* Read the devices and print what lvm2 says of the scan as a whole. */
@@ -266,22 +295,35 @@ static int pass_read(struct pass *p, const struct pf_scan_arg *args, size_t n_ar
 	}
 	if (p->all)
 		pf_report_duplicates(&p->scan);
+	if (p->all && j->full_cmd && report_vgname_duplicates(j, &p->scan) < 0) {
+		pf_report_pvs_release(&p->seen);
+		pf_scan_release(&p->scan);
+		return -ENOMEM;
+	}
 	pf_pvcache_init(&p->ps, j->paths->run, p->flags, j->st->system_id);
 	return 0;
 }
 
-/* Collect a VG found complete by a device that asked for activation, once. */
-static int add_todo(struct pass *p, const char *vg)
+/*
+ * Collect a VG found complete by a device that asked for activation, once: the VG on that
+ * device, by UUID, since another VG may carry its name.
+ */
+static int add_todo(struct pass *p, const char *vg, const struct pf_scan_dev *d)
 {
+	const struct pf_vg *on_dev = pf_probe_vg(&d->probe);
+	struct pf_aa_vg *t;
 	int r;
 
 	for (size_t i = 0; i < p->n_todo; i++)
-		if (strcmp(p->todo[i], vg) == 0)
+		if (strcmp(p->todo[i].name, vg) == 0)
 			return 0;
 	r = pf_grow(&p->todo, &p->cap_todo, p->n_todo + 1, SIZE_MAX / sizeof(*p->todo));
 	if (r < 0)
 		return r;
-	(void)snprintf(p->todo[p->n_todo++], sizeof(p->todo[0]), "%s", vg);
+	t = &p->todo[p->n_todo++];
+	(void)snprintf(t->name, sizeof(t->name), "%s", vg);
+	(void)snprintf(t->id, sizeof(t->id), "%s",
+		       on_dev && strcmp(on_dev->name, vg) == 0 ? on_dev->id : "");
 	return 0;
 }
 
@@ -303,7 +345,7 @@ static void pass_record(struct pass *p, struct pf_scan_dev *d, bool act, bool na
 		note_own_vg(j, d, ev);
 		pf_report_event(j->o, ev);
 		if (act && ev->kind == PF_EV_VG_COMPLETE && r >= 0)
-			r = add_todo(p, ev->vg);
+			r = add_todo(p, ev->vg, d);
 	}
 	if (r < 0) {
 		pf_report_dev_failed(d->name, r);
@@ -393,7 +435,7 @@ static void pass_activate(struct pass *p)
 	if (j->o->udevoutput && j->own_vg[0] && found_complete(&p->ps, j->own_vg))
 		j->own_complete = true;
 	for (size_t i = 0; i < p->n_todo; i++)
-		own_todo |= strcmp(p->todo[i], j->own_vg) == 0;
+		own_todo |= strcmp(p->todo[i].name, j->own_vg) == 0;
 	if (p->n_todo)
 		claim_and_activate(j, p->todo, p->n_todo, &p->scan, &p->ps, p->all);
 	if (j->c && j->o->udevoutput && j->own_complete && !j->udev_line_done && !own_todo)

@@ -186,6 +186,30 @@ void pf_report_duplicates(const struct pf_scan *scan)
 	}
 }
 
+void pf_report_vgname_duplicates(const struct pf_aapolicy_input *in,
+				 const struct pf_vg *const *vgs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char id[PF_ID_DASHED_LEN + 1], other_id[PF_ID_DASHED_LEN + 1];
+		size_t other;
+
+		if (!pf_aapolicy_vgname_taken(in, vgs, i, &other))
+			continue;
+		pf_id_format_dashed(vgs[i]->id, id);
+		pf_id_format_dashed(vgs[other]->id, other_id);
+		pf_warn("  WARNING: VG name %s is used by VGs %s and %s.", vgs[i]->name, id,
+			other_id);
+		pf_warn("  Fix duplicate VG names with vgrename uuid, a device filter, or system "
+			"IDs.");
+	}
+}
+
+void pf_report_vgname_ambiguous(const char *vg)
+{
+	pf_err("  Multiple VGs found with the same name: skipping %s", vg);
+	pf_err("  Use --select vg_uuid=<uuid> in place of the VG name.");
+}
+
 /*
  * lvm2 silently does not use a damaged label, text or size (or uses it as it is); -v says
  * what, so the admin can act on it.

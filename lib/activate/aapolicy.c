@@ -241,6 +241,46 @@ bool pf_aapolicy_system_id_allowed(const struct pf_aapolicy_input *in, const str
 	return false;
 }
 
+/* The first device in scan order whose VG is this one (same UUID). */
+static size_t first_of(const struct pf_vg *const *vgs, size_t i)
+{
+	for (size_t k = 0; k < i; k++)
+		if (vgs[k] && strcmp(vgs[k]->id, vgs[i]->id) == 0)
+			return k;
+	return i;
+}
+
+bool pf_aapolicy_vgname_taken(const struct pf_aapolicy_input *in, const struct pf_vg *const *vgs,
+			      size_t i, size_t *ret_other)
+{
+	const struct pf_vg *vg = vgs[i];
+
+	if (!vg || first_of(vgs, i) != i || !pf_aapolicy_system_id_allowed(in, vg))
+		return false;
+	for (size_t k = 0; k < i; k++) {
+		const struct pf_vg *o = vgs[k];
+
+		if (o && strcmp(o->name, vg->name) == 0 && strcmp(o->id, vg->id) != 0 &&
+		    pf_aapolicy_system_id_allowed(in, o)) {
+			*ret_other = k;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool pf_aapolicy_vgname_ambiguous(const struct pf_aapolicy_input *in,
+				  const struct pf_vg *const *vgs, size_t n, const char *name)
+{
+	size_t other;
+
+	for (size_t i = 0; i < n; i++)
+		if (vgs[i] && strcmp(vgs[i]->name, name) == 0 &&
+		    pf_aapolicy_vgname_taken(in, vgs, i, &other))
+			return true;
+	return false;
+}
+
 /* The check in vgchange_activate(): both IDs set and different, extra_system_ids or not. */
 static bool foreign_for_activation(const struct pf_aapolicy_input *in, const struct pf_vg *vg)
 {

@@ -200,6 +200,22 @@ bool pf_aapolicy_system_id_allowed(const struct pf_aapolicy_input *in, const str
 	_nonnull_(1, 2) _pure_;
 
 /*
+ * lvm2's duplicate VG names, as its label scan meets them. vgs[k] is the VG on the k-th
+ * device in scan order (NULL for none). True when vgs[i] is the first device of a VG this
+ * host may read whose name an earlier readable VG with another UUID has: lvm2 warns about
+ * it, naming that other VG, the first such (*ret_other).
+ */
+bool pf_aapolicy_vgname_taken(const struct pf_aapolicy_input *in, const struct pf_vg *const *vgs,
+			      size_t i, size_t *ret_other) _nonnull_(1, 2, 4);
+/*
+ * Does more than one readable VG carry name? lvm2's commands that take VGs by name then skip
+ * it ("Multiple VGs found with the same name"): a full scan must not guess which is meant.
+ */
+bool pf_aapolicy_vgname_ambiguous(const struct pf_aapolicy_input *in,
+				  const struct pf_vg *const *vgs, size_t n, const char *name)
+	_nonnull_(1, 4);
+
+/*
  * The verdicts for which lvm2 fails the command (pvscan adds "<vg>: autoactivation failed."):
  * pf_aapolicy_lv_verdict_info(v)->error.
  */

@@ -601,6 +601,19 @@ out:
 	return 0;
 }
 
+int pf_scan_vgs(const struct pf_scan *s, const struct pf_vg ***ret)
+{
+	const struct pf_vg **v = calloc(s->n ? s->n : 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->devs[i].outcome == PF_SCAN_READ)
+			v[i] = pf_probe_vg(&s->devs[i].probe);
+	*ret = v;
+	return 0;
+}
+
 void pf_scan_release(struct pf_scan *s)
 {
 	if (!s)

@@ -76,5 +76,10 @@ struct pf_scan_opts {
 
 int pf_scan_run(const struct pf_scan_opts *o, struct pf_scan *ret) _nonnull_(1, 2) _must_check_;
 void pf_scan_release(struct pf_scan *s);
+/*
+ * The VG each device of s carries, in scan order: (*ret)[i] for s->devs[i], NULL where the
+ * device was not read as a PV with metadata. Borrowed from s; free() the array.
+ */
+int pf_scan_vgs(const struct pf_scan *s, const struct pf_vg ***ret) _nonnull_(1, 2) _must_check_;
 
 #endif /* PF_SCAN_H */
