@@ -20,6 +20,7 @@ struct pf_autoactivate {
 	const char *const *dup_pvids; /* PVIDs this scan found on two devices */
 	size_t n_dup_pvids;
 	bool process_each; /* lvm2 would take its several-VG path (aapolicy.h) */
+	unsigned lock_timeout_ms; /* wait for a VG lock; 0: PF_LVMLOCK_TIMEOUT_MS_DEFAULT */
 	int status;	       /* PF_EXIT_FAILED once a VG failed */
 };
 

@@ -5,9 +5,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/fileio.h"
+
+/* Polling a held lock: short naps first (most holders are quick), never longer than this. */
+#define FLOCK_NAP_FIRST_NS NSEC_PER_MSEC
+#define FLOCK_NAP_MAX_NS (50 * NSEC_PER_MSEC)
 
 ssize_t pf_read_full(int fd, void *buf, size_t len, int64_t off)
 {
@@ -88,4 +94,34 @@ int pf_write_full(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+uint64_t pf_deadline_after_ms(unsigned timeout_ms)
+{
+	return timeout_ms ? pf_now_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC : 0;
+}
+
+int pf_flock_until(int fd, int op, uint64_t deadline_ns)
+{
+	uint64_t nap = FLOCK_NAP_FIRST_NS;
+
+	for (;;) {
+		struct timespec ts;
+		uint64_t now;
+
+		if (flock(fd, op | LOCK_NB) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK)
+			return -errno;
+		if (deadline_ns == 0)
+			return -EWOULDBLOCK;
+		now = pf_now_ns();
+		if (now >= deadline_ns)
+			return -ETIMEDOUT;
+		ts = pf_timespec_from_ns(deadline_ns - now < nap ? deadline_ns - now : nap);
+		(void)nanosleep(&ts, NULL); /* woken early by a signal: the next try comes sooner */
+		nap = nap * 2 > FLOCK_NAP_MAX_NS ? FLOCK_NAP_MAX_NS : nap * 2;
+	}
 }
