@@ -18,6 +18,7 @@
 #include "activate/vgactivate.h"
 #include "autoactivate.h"
 #include "base/log.h"
+#include "base/strutil.h"
 #include "format/vg.h"
 #include "report.h"
 #include "state/state.h"
@@ -338,8 +339,11 @@ void pf_autoactivate_run(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1]
 			continue;
 		}
 		if (res.outcome == PF_ACTIVATE_DELEGATE) {
-			/* lvm2 prints its own lines for it */
-			pf_info("  VG %s is activated by lvm2: %s.", vgs[i], res.reason);
+			/* lvm2 prints its own lines for it; the reason may quote a segment type */
+			char why[4 * sizeof(res.reason)];
+
+			pf_info("  VG %s is activated by lvm2: %s.", vgs[i],
+				pf_str_escape(res.reason, why, sizeof(why)));
 			if (o->test)
 				pf_report_plan(o, vgs[i], &res);
 			pf_activate_result_release(&res);
