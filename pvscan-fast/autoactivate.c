@@ -22,6 +22,7 @@
 #include "base/fileio.h"
 #include "base/log.h"
 #include "base/stop.h"
+#include "base/strutil.h"
 #include "format/vg.h"
 #include "report.h"
 #include "state/state.h"
@@ -353,7 +354,8 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 	struct pf_activate_opts ao = { .lock_dir = a->paths->lock, .sys_dir = a->paths->sys,
 				       .settings = a->st, .dry_run = o->test,
 				       .dup_pvids = a->dup_pvids, .n_dup_pvids = a->n_dup_pvids,
-				       .process_each = a->process_each };
+				       .process_each = a->process_each,
+				       .lock_timeout_ms = a->st->lock_timeout_sec * 1000U };
 	_cleanup_free_ struct pf_activate_result *held = NULL;
 	_cleanup_free_ char(*held_names)[PF_NAME_MAX + 1] = NULL;
 	_cleanup_free_ char(*lvm2_vgs)[PF_NAME_MAX + 1] = NULL;
@@ -417,8 +419,11 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 			continue;
 		}
 		if (res.outcome == PF_ACTIVATE_DELEGATE) {
-			/* lvm2 prints its own lines for it */
-			pf_info("  VG %s is activated by lvm2: %s.", vgs[i].name, res.reason);
+			/* lvm2 prints its own lines for it; the reason may quote a segment type */
+			char why[4 * sizeof(res.reason)];
+
+			pf_info("  VG %s is activated by lvm2: %s.", vgs[i].name,
+				pf_str_escape(res.reason, why, sizeof(why)));
 			if (o->test)
 				pf_report_plan(o, vgs[i].name, &res);
 			pf_activate_result_release(&res);

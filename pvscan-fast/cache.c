@@ -275,7 +275,8 @@ static int pass_read(struct pass *p, const struct pf_scan_arg *args, size_t n_ar
 				   .args = p->all ? NULL : args,
 				   .n_args = p->all ? 0 : n_args,
 				   .timeout_ms = j->o->timeout_s * 1000U,
-				   .devicesfile = j->o->devicesfile };
+				   .devicesfile = j->o->devicesfile,
+				   .lock_timeout_ms = j->st->lock_timeout_sec * 1000U };
 	int r = pf_scan_run(&so, &p->scan);
 
 	if (r < 0) {
@@ -284,6 +285,9 @@ static int pass_read(struct pass *p, const struct pf_scan_arg *args, size_t n_ar
 	}
 	pf_debug("  scan: %zu devices, %zu read, %u reads", p->scan.n, p->scan.n_read,
 		 p->scan.reads);
+	if (p->scan.devfile_unlocked.msg[0])
+		pf_warn("  WARNING: %s: reading the devices file without it.",
+			p->scan.devfile_unlocked.msg);
 	if (p->scan.named_symlinks)
 		pf_report_finding_symlinks(j->o);
 	if (p->scan.devfile_used && any_device(&p->scan))
@@ -620,11 +624,15 @@ static int run_coalesced(struct cache_run *j)
 		(void)unsetenv(PF_LEADER_FD_ENV); /* not for lvm2 commands we run */
 		r = ok ? pf_coalesce_adopt_lock(&c, (int)fd) : -EBADF;
 	} else {
-		r = pf_coalesce_lock(&c);
+		r = pf_coalesce_lock(&c, PF_COALESCE_LOCK_TIMEOUT_MS_DEFAULT);
 	}
-	if (r < 0) {
+	if (r == -ETIMEDOUT)
+		pf_err("  Cannot take the pvscan-fast leader lock %s: not acquired within %u s.",
+		       c.lock_path, PF_COALESCE_LOCK_TIMEOUT_MS_DEFAULT / 1000U);
+	else if (r < 0)
 		pf_err("  Cannot take the pvscan-fast leader lock %s: %s.", c.lock_path,
 		       strerror(-r));
+	if (r < 0) {
 		pf_coalesce_close(&c);
 		return PF_EXIT_FAILED;
 	}

@@ -10,6 +10,7 @@
 
 #include "base/log.h"
 #include "base/paths.h"
+#include "base/strutil.h"
 #include "cmd.h"
 #include "config/settings.h"
 #include "format/probe.h"
@@ -18,6 +19,12 @@
 
 /* Raw segment settings are nested at most a couple of levels; deeper text is summarised. */
 #define RAW_DEPTH_MAX 8
+/*
+ * A string from the metadata as the text output shows it: escaped (pf_str_escape()), so that
+ * a crafted PV cannot write escape sequences to the terminal; longer ones are cut.
+ */
+#define SHOWN_MAX 1024U
+#define SHOWN(s) pf_str_escape((s), (char[SHOWN_MAX]){ 0 }, SHOWN_MAX)
 
 struct dump_dev {
 	const char *path;
@@ -473,9 +480,9 @@ static void text_vg(const struct dump_vg *dv, const struct dump_dev *devs, unsig
 	(void)printf(", flags ");
 	text_bits(vg->status, 16, vg_flag_str, ARRAY_SIZE(vg_flag_str));
 	if (vg->system_id)
-		(void)printf(", system ID %s", vg->system_id);
+		(void)printf(", system ID %s", SHOWN(vg->system_id));
 	if (vg->lock_type)
-		(void)printf(", lock type %s", vg->lock_type);
+		(void)printf(", lock type %s", SHOWN(vg->lock_type));
 	(void)printf("\n");
 	for (unsigned d = 0; d < n_devs; d++)
 		for (unsigned m = 0; m < devs[d].probe.n_mdas; m++) {
@@ -490,8 +497,9 @@ static void text_vg(const struct dump_vg *dv, const struct dump_dev *devs, unsig
 		const struct pf_vg_pv *pv = &vg->pvs[i];
 
 		dashed(pv->id, id);
-		(void)printf("  %s %s %s pe_start %" PRIu64 " pe_count %u%s\n", pv->key, id,
-			     pv->device ? pv->device : "-", pv->pe_start * 512U, pv->pe_count,
+		(void)printf("  %s %s %s pe_start %" PRIu64 " pe_count %u%s\n", SHOWN(pv->key), id,
+			     pv->device ? SHOWN(pv->device) : "-", pv->pe_start * 512U,
+			     pv->pe_count,
 			     (pv->status & PF_PV_MISSING) ? " MISSING" : "");
 	}
 	for (unsigned i = 0; i < vg->n_lvs; i++) {
@@ -505,14 +513,14 @@ static void text_vg(const struct dump_vg *dv, const struct dump_dev *devs, unsig
 		for (unsigned s = 0; s < lv->n_segs; s++) {
 			const struct pf_vg_seg *seg = &lv->segs[s];
 
-			(void)printf("    %s: extents %u+%u %s", seg->key, seg->start_extent,
-				     seg->extent_count, seg->type);
+			(void)printf("    %s: extents %u+%u %s", SHOWN(seg->key), seg->start_extent,
+				     seg->extent_count, SHOWN(seg->type));
 			if (seg->is_striped) {
 				if (seg->stripe_count > 1)
 					(void)printf(" stripes %u size %u", seg->stripe_count,
 						     seg->stripe_size);
 				for (unsigned a = 0; a < seg->n_areas; a++)
-					(void)printf(" %s:%u", seg->areas[a].name,
+					(void)printf(" %s:%u", SHOWN(seg->areas[a].name),
 						     seg->areas[a].start_extent);
 			}
 			(void)printf("\n");

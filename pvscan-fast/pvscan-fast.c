@@ -138,7 +138,12 @@ static int follow(const struct pf_opts *o, bool detached, int *lock_fd)
 					       event_seqnum(o, major, minor));
 	}
 	if (r == 0)
-		r = detached ? pf_coalesce_lock(&c) : pf_coalesce_trylock(&c);
+		r = detached ? pf_coalesce_lock(&c, PF_COALESCE_LOCK_TIMEOUT_MS_DEFAULT)
+			     : pf_coalesce_trylock(&c);
+	if (r == -ETIMEDOUT)
+		pf_warn("  WARNING: pvscan-fast leader lock %s not acquired within %u s; going on "
+			"without it.",
+			c.lock_path, PF_COALESCE_LOCK_TIMEOUT_MS_DEFAULT / 1000U);
 	if (r == -EWOULDBLOCK) {
 		pf_coalesce_close(&c);
 		return 1;

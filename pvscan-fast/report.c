@@ -14,9 +14,12 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/strutil.h"
 #include "report.h"
 
 #define PVSCAN "pvscan[%d] "
+/* A reason or verdict escaped for a terminal (it may quote metadata: a segment type, a flag). */
+#define SHOWN_MAX (4U * sizeof(((struct pf_activate_result *)0)->reason))
 
 void pf_report_print(const struct pf_opts *o, const char *fmt, ...)
 {
@@ -423,13 +426,14 @@ void pf_report_vg_result(const struct pf_opts *o, const char *vg,
 			 const struct pf_activate_result *res)
 {
 	bool failed = res->outcome == PF_ACTIVATE_FAILED;
+	char why[SHOWN_MAX];
 
 	print_msgs(o, res);
 	/* lvm2's own lines said it where the VG failed its gates, or an LV was refused */
 	if (failed && res->vg_failed)
 		return;
 	if (failed && res->reason[0])
-		pf_err("  VG %s: %s.", vg, res->reason);
+		pf_err("  VG %s: %s.", vg, pf_str_escape(res->reason, why, sizeof(why)));
 	/* vgchange says it after its LVs, whatever became of them */
 	if (res->say_now_active)
 		pf_report_print(o, "%u logical volume(s) in volume group \"%s\" now active",
@@ -438,19 +442,24 @@ void pf_report_vg_result(const struct pf_opts *o, const char *vg,
 
 void pf_report_plan(const struct pf_opts *o, const char *vg, const struct pf_activate_result *res)
 {
+	char why[SHOWN_MAX];
+
 	if (res->outcome == PF_ACTIVATE_DELEGATE) {
-		pf_report_print(o, "VG %s: would be activated by lvm2: %s.", vg, res->reason);
+		pf_report_print(o, "VG %s: would be activated by lvm2: %s.", vg,
+				pf_str_escape(res->reason, why, sizeof(why)));
 		return;
 	}
 	if (res->outcome == PF_ACTIVATE_FAILED || (res->reason[0] && res->n_lvs == 0)) {
-		pf_report_print(o, "VG %s: not activated: %s.", vg, res->reason);
+		pf_report_print(o, "VG %s: not activated: %s.", vg,
+				pf_str_escape(res->reason, why, sizeof(why)));
 		return;
 	}
 	for (size_t i = 0; i < res->n_lvs; i++) {
 		const struct pf_activate_lv *lv = &res->lvs[i];
 
 		if (lv->kind != PF_ACTIVATE_LV_LOADED) {
-			pf_report_print(o, "LV %s/%s: skipped: %s.", vg, lv->lv, lv->reason);
+			pf_report_print(o, "LV %s/%s: skipped: %s.", vg, lv->lv,
+					pf_str_escape(lv->reason, why, sizeof(why)));
 			continue;
 		}
 		pf_report_print(o, "LV %s/%s: name %s uuid %s%s", vg, lv->lv, lv->dm_name,

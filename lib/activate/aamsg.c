@@ -8,12 +8,18 @@
 
 #include "activate/aamsg.h"
 #include "activate/aapolicy.h"
+#include "base/strutil.h"
 #include "format/label.h"
 #include "format/vg.h"
+
+/* A string from the metadata as printed: the 128 bytes lvm2's lines show, each escaped. */
+#define SHOWN_MAX (4U * 128U + 1U)
 
 struct msgs {
 	struct pf_aamsg *v;
 	size_t cap, n;
+	/* the VG's system ID and lock type as lines show them (pf_str_escape()) */
+	char system_id[SHOWN_MAX], lock_type[SHOWN_MAX];
 };
 
 static void add(struct msgs *m, enum pf_aamsg_level level, bool prefix, const char *fmt, ...)
@@ -49,7 +55,7 @@ static void read_failed(struct msgs *m, const struct pf_vg *vg, const struct pf_
 	case 0x400: /* FAILED_SYSTEMID: vg_read said it once already, _ignore_vg says it again */
 		add(m, PF_AAMSG_ERROR, false,
 		    "Cannot access VG %.128s with system ID %.128s with unknown local system ID.",
-		    vg->name, vg->system_id);
+		    vg->name, m->system_id);
 		break;
 	case 0x40: /* FAILED_CLUSTERED */
 		add(m, PF_AAMSG_ERROR, false, "Cannot access clustered VG %.128s.", vg->name);
@@ -87,11 +93,11 @@ static void vg_messages_pvscan(const struct pf_vg *vg, const struct pf_aapolicy_
 		if (p->foreign_active)
 			add(m, PF_AAMSG_WARN, false,
 			    "WARNING: Found LVs active in VG %.128s with foreign system ID %.128s.  Possible data corruption.",
-			    vg->name, vg->system_id);
+			    vg->name, m->system_id);
 		else
 			add(m, PF_AAMSG_ERROR, false,
 			    "Cannot access VG %.128s with system ID %.128s with unknown local system ID.",
-			    vg->name, vg->system_id);
+			    vg->name, m->system_id);
 		read_failed(m, vg, in, 0x400);
 		break;
 	case PF_AAPOLICY_VG_CLUSTERED:
@@ -126,12 +132,12 @@ static void vg_messages_vgchange(const struct pf_vg *vg, const struct pf_aapolic
 	if (p->foreign_active)
 		add(m, PF_AAMSG_WARN, false,
 		    "WARNING: Found LVs active in VG %.128s with foreign system ID %.128s.  Possible data corruption.",
-		    vg->name, vg->system_id);
+		    vg->name, m->system_id);
 	switch (p->verdict) {
 	case PF_AAPOLICY_VG_SHARED:
 		add(m, PF_AAMSG_ERROR, false,
 		    "Cannot access VG %.128s with lock type %.64s that requires lvmlockd.",
-		    vg->name, vg->lock_type);
+		    vg->name, m->lock_type);
 		break;
 	case PF_AAPOLICY_VG_FOREIGN:
 		if (p->foreign_active || pf_aapolicy_system_id_allowed(in, vg)) {
@@ -143,11 +149,11 @@ static void vg_messages_vgchange(const struct pf_vg *vg, const struct pf_aapolic
 			for (int k = 0; k < 2; k++)
 				add(m, PF_AAMSG_ERROR, false,
 				    "Cannot access VG %.128s with system ID %.128s with unknown local system ID.",
-				    vg->name, vg->system_id);
+				    vg->name, m->system_id);
 		} else {
 			add(m, PF_AAMSG_ERROR, false,
 			    "Cannot access VG %.128s with system ID %.128s with local system ID %.128s.",
-			    vg->name, vg->system_id, in->system_id);
+			    vg->name, m->system_id, in->system_id);
 		}
 		break;
 	case PF_AAPOLICY_VG_CLUSTERED:
@@ -182,6 +188,9 @@ int pf_aamsg_vg(const struct pf_vg *vg, const struct pf_aapolicy_input *in,
 {
 	struct msgs m = { .v = ret, .cap = ret ? n : 0 };
 
+	/* lvm2 prints them raw; a crafted PV could then write escape sequences to a terminal */
+	(void)pf_str_escape(vg->system_id ? vg->system_id : "", m.system_id, sizeof(m.system_id));
+	(void)pf_str_escape(vg->lock_type ? vg->lock_type : "", m.lock_type, sizeof(m.lock_type));
 	if (in->mode == PF_AAPOLICY_PVSCAN)
 		vg_messages_pvscan(vg, in, p, &m);
 	else

@@ -425,12 +425,20 @@ int pf_activate_vg(const struct pf_activate_opts *o, const char *vgname,
 	ret->outcome = PF_ACTIVATE_FAILED;
 	/* lvm2 holds the VG lock from reading the metadata until udev has made the nodes. */
 	if (!o->dry_run) {
-		r = pf_lvmlock_vg(o->lock_dir, vgname, true, o->lock_nowait, &ret->lock);
-		if (r == -EWOULDBLOCK)
+		struct pf_diag why = { 0 };
+		unsigned timeout = o->lock_nowait	 ? 0
+				   : o->lock_timeout_ms ? o->lock_timeout_ms
+							: PF_LVMLOCK_TIMEOUT_MS_DEFAULT;
+
+		r = pf_lvmlock_vg(o->lock_dir, vgname, true, timeout, &ret->lock, &why);
+		if (r == -EWOULDBLOCK && o->lock_nowait)
+			return r;
+		if (r == -ENOMEM)
 			return r;
 		if (r < 0) {
-			set_reason(ret->reason, sizeof(ret->reason), "cannot lock VG %s: %s",
-				   vgname, strerror(-r));
+			/* the VG fails, the caller goes on with the others */
+			set_reason(ret->reason, sizeof(ret->reason), "%s: skipping autoactivation",
+				   why.msg);
 			return 0;
 		}
 	}

@@ -41,6 +41,8 @@ struct pf_activate_opts {
 	bool no_dm;   /* device-mapper is not there or not to be asked: nothing is active */
 	bool process_each; /* lvm2 would read the VG through process_each_vg (aapolicy.h) */
 	bool lock_nowait; /* the caller holds other VG locks: -EWOULDBLOCK rather than wait */
+	/* else how long to wait for the VG lock; 0: PF_LVMLOCK_TIMEOUT_MS_DEFAULT */
+	unsigned lock_timeout_ms;
 };
 
 enum pf_activate_outcome {
@@ -87,7 +89,8 @@ struct pf_activate_result {
  * Devices are created in batch b; the caller waits for it (pf_dm_wait) before releasing
  * ret->lock. Returns 0 with *ret filled (its outcome says what happened; release it with
  * pf_activate_result_release), -EWOULDBLOCK (lock_nowait and the VG lock is held: nothing
- * done), or -ENOMEM.
+ * done), or -ENOMEM. A VG lock not taken within the timeout, or in an unsafe lock directory,
+ * fails the VG (outcome FAILED, the reason names the lock file).
  */
 int pf_activate_vg(const struct pf_activate_opts *o, const char *vgname,
 		   const struct pf_activate_pv *pvs, size_t n_pvs, struct pf_dm_batch *b,

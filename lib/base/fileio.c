@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bounded whole-file and range reads and full writes; closing inherited descriptors. */
+/* Bounded whole-file and range reads, full writes, closing inherited descriptors, timed flock. */
 #include "config.h"
 
 #include <dirent.h>
@@ -7,11 +7,18 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/fileio.h"
+#include "base/stop.h"
 #include "base/strutil.h"
+
+/* Polling a held lock: short naps first (most holders are quick), never longer than this. */
+#define FLOCK_NAP_FIRST_NS NSEC_PER_MSEC
+#define FLOCK_NAP_MAX_NS (50 * NSEC_PER_MSEC)
 
 ssize_t pf_read_full(int fd, void *buf, size_t len, int64_t off)
 {
@@ -123,4 +130,36 @@ void pf_close_fds(int lo, int hi)
 		(void)close((int)fd);
 	}
 	(void)closedir(dir);
+}
+
+uint64_t pf_deadline_after_ms(unsigned timeout_ms)
+{
+	return timeout_ms ? pf_now_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC : 0;
+}
+
+int pf_flock_until(int fd, int op, uint64_t deadline_ns)
+{
+	uint64_t nap = FLOCK_NAP_FIRST_NS;
+
+	for (;;) {
+		struct timespec ts;
+		uint64_t now;
+
+		if (flock(fd, op | LOCK_NB) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK)
+			return -errno;
+		if (deadline_ns == 0)
+			return -EWOULDBLOCK;
+		if (pf_stop_requested())
+			return -EINTR;
+		now = pf_now_ns();
+		if (now >= deadline_ns)
+			return -ETIMEDOUT;
+		ts = pf_timespec_from_ns(deadline_ns - now < nap ? deadline_ns - now : nap);
+		(void)nanosleep(&ts, NULL); /* woken early by a signal: the next try comes sooner */
+		nap = nap * 2 > FLOCK_NAP_MAX_NS ? FLOCK_NAP_MAX_NS : nap * 2;
+	}
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bounded whole-file and byte-range reads, whole writes; EINTR and short I/O handled. */
+/* Bounded whole-file and byte-range reads, whole writes, flock with a deadline; EINTR handled. */
 #ifndef PF_FILEIO_H
 #define PF_FILEIO_H
 
@@ -31,5 +31,17 @@ int pf_read_file_at(int dirfd, const char *path, size_t cap, char **ret, size_t 
  * another program or runs on alone, so that it holds no lock, pipe or device of ours.
  */
 void pf_close_fds(int lo, int hi);
+
+/*
+ * flock(fd, op) (LOCK_SH or LOCK_EX) by deadline_ns on the monotonic clock (base/clock.h), or
+ * with deadline_ns 0 tried once. The lock is polled, the naps growing to a cap, so that no
+ * signal or thread is needed and the wait always ends. Returns 0, -EWOULDBLOCK (tried once and
+ * held), -ETIMEDOUT (still held at the deadline), -EINTR (a termination was asked for,
+ * base/stop.h) or -errno.
+ */
+int pf_flock_until(int fd, int op, uint64_t deadline_ns) _must_check_;
+
+/* The deadline timeout_ms from now for pf_flock_until(); 0 (try once) for 0. */
+uint64_t pf_deadline_after_ms(unsigned timeout_ms);
 
 #endif /* PF_FILEIO_H */

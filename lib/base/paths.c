@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/paths.h"
 
@@ -79,4 +80,45 @@ int pf_paths_mkdir_p(const char *path, unsigned mode)
 		if (c == '\0')
 			return 0;
 	}
+}
+
+int pf_paths_check_lock(const char *dir, int fd, const char *file, struct pf_diag *reterr)
+{
+	uid_t me = geteuid();
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		int r = -errno;
+
+		pf_diag_msg(reterr, "cannot check lock directory %s: %s", dir, strerror(-r));
+		return r;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		pf_diag_msg(reterr, "lock directory %s is not a directory", dir);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != 0 && st.st_uid != me) {
+		pf_diag_msg(reterr, "lock directory %s is owned by uid %u, neither root nor us",
+			    dir, (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		pf_diag_msg(reterr, "lock directory %s is writable by group or others (mode %04o)",
+			    dir, (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0) {
+		int r = -errno;
+
+		pf_diag_msg(reterr, "cannot check lock file %s: %s", file, strerror(-r));
+		return r;
+	}
+	if (st.st_uid != me) {
+		pf_diag_msg(reterr, "lock file %s is owned by uid %u, not by uid %u", file,
+			    (unsigned)st.st_uid, (unsigned)me);
+		return -EPERM;
+	}
+	return 0;
 }

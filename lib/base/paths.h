@@ -7,6 +7,7 @@
 #ifndef PF_PATHS_H
 #define PF_PATHS_H
 
+#include "base/diag.h"
 #include "base/macro.h"
 
 struct pf_paths {
@@ -27,6 +28,17 @@ void pf_paths_release(struct pf_paths *p);
  * exist at boot, they themselves may not. An existing directory is fine. Returns 0 or -errno.
  */
 int pf_paths_mkdir_p(const char *path, unsigned mode) _nonnull_(1) _must_check_;
+
+/*
+ * May we keep lock files in dir, and is the lock file we opened there (fd, or -1 to check only
+ * dir) ours? Whoever owns the directory or may write in it can hold, replace or remove our
+ * lock files, and with them the exclusion they give, or make us wait on them for ever. So:
+ * dir a directory owned by root or by our euid, not writable by group or others; the file
+ * owned by our euid. Returns 0, -EPERM with the path and the reason in reterr, or the -errno
+ * of stat (reterr says which path).
+ */
+int pf_paths_check_lock(const char *dir, int fd, const char *file, struct pf_diag *reterr)
+	_nonnull_(1, 3) _must_check_;
 
 /* malloc'ed "dir/name" (NULL on ENOMEM). */
 char *pf_path_join(const char *dir, const char *name) _nonnull_(1, 2);

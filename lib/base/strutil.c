@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "base/strutil.h"
 
@@ -62,4 +63,35 @@ int pf_atoi(const char *s)
 	if (neg)
 		return (int)-v;
 	return v > INT_MAX ? INT_MAX : (int)v;
+}
+
+static bool escaped(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f || c == '\\';
+}
+
+char *pf_str_escape(const char *in, char *out, size_t size)
+{
+	size_t o = 0;
+
+	if (size == 0)
+		return out;
+	for (; *in; in++) {
+		unsigned char c = (unsigned char)*in;
+		size_t need = !escaped(c) ? 1 : c == '\\' ? 2 : 4;
+
+		if (o + need >= size)
+			break;
+		if (c == '\\') {
+			out[o++] = '\\';
+			out[o++] = '\\';
+		} else if (need == 4) {
+			(void)snprintf(out + o, 5, "\\x%02x", c);
+			o += 4;
+		} else {
+			out[o++] = (char)c;
+		}
+	}
+	out[o] = '\0';
+	return out;
 }

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Decimal numbers in text we read (sysfs, /proc, our own file names, options, lvm2's files). */
+/*
+ * Decimal numbers in text we read (sysfs, /proc, our own file names, options, lvm2's files), and
+ * strings from disk made safe for a terminal.
+ */
 #ifndef PF_STRUTIL_H
 #define PF_STRUTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/macro.h"
@@ -22,5 +26,14 @@ int pf_parse_u64(const char *s, uint64_t max, uint64_t *ret) _nonnull_(1, 3) _mu
  * 0 when there are none. Unlike atoi(), a value beyond int saturates instead of being undefined.
  */
 int pf_atoi(const char *s) _nonnull_(1) _pure_;
+
+/*
+ * in for a terminal: a crafted PV's strings (system ID, lock type, names) must not send escape
+ * sequences to an admin's screen. Bytes below 0x20 and 0x7f become \xNN, a backslash \\ (so
+ * that what is shown can be told apart); every other byte, UTF-8 included, is kept, so that
+ * ordinary strings print exactly as lvm2 prints them. Writes at most size bytes, NUL-terminated,
+ * truncated between escapes; 4 * strlen(in) + 1 always fits. Returns out.
+ */
+char *pf_str_escape(const char *in, char *out, size_t size) _nonnull_(1, 2);
 
 #endif /* PF_STRUTIL_H */

@@ -30,12 +30,12 @@ struct pf_filter;
 /*
  * pvscan_fast/..._timeout, in seconds; lvm2 does not know this section. scan_timeout: per device
  * read. activation_timeout: per lvm2 process a VG is handed to. lock_timeout: per wait for a
- * VG lock, lvm2's devices-file lock or the leader lock.
+ * VG lock or lvm2's devices-file lock.
  */
 #define PF_SETTINGS_SCAN_TIMEOUT_DEFAULT       30U
 #define PF_SETTINGS_SCAN_TIMEOUT_MAX	       3600U
 #define PF_SETTINGS_ACTIVATION_TIMEOUT_DEFAULT 300U
-#define PF_SETTINGS_LOCK_TIMEOUT_DEFAULT       120U
+#define PF_SETTINGS_LOCK_TIMEOUT_DEFAULT       60U
 #define PF_SETTINGS_TIMEOUT_MAX		       86400U
 
 /* Where a setting's value came from, for messages. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/strutil.h"
 #include "format/names.h"
 #include "format/vg.h"
 
@@ -54,14 +55,21 @@ static const struct flag_name lv_flag_names[] = {
 	{ NULL, 0 },
 };
 
-/* Report a problem at a node: its text position, and what was wrong. */
+/*
+ * Report a problem at a node: its text position, and what was wrong. Both may quote the
+ * metadata (keys, values), which must not reach a terminal raw.
+ */
 static int bad_at(struct pf_diag *diag, const struct pf_cfg_node *n, int r, const char *what,
 		  const char *where)
 {
+	char raw[PF_DIAG_MSG_MAX], safe[PF_DIAG_MSG_MAX];
+
+	(void)snprintf(raw, sizeof(raw), "%s: %s", where, what);
+	(void)pf_str_escape(raw, safe, sizeof(safe));
 	if (n)
-		pf_diag_text(diag, 0, n->line, n->col, "%s: %s", where, what);
+		pf_diag_text(diag, 0, n->line, n->col, "%s", safe);
 	else
-		pf_diag_msg(diag, "%s: %s", where, what);
+		pf_diag_msg(diag, "%s", safe);
 	if (diag)
 		diag->has_offset = false;
 	return r;

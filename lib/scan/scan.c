@@ -29,6 +29,7 @@ struct filters {
 	struct pf_filter *global, *filter;
 	struct pf_devicesfile *devfile; /* NULL: no devices file in use */
 	bool relaxed;		    /* devname entries: match by PVID after reading */
+	struct pf_diag unlocked;    /* see pf_scan.devfile_unlocked */
 };
 
 static void filters_release(struct filters *f)
@@ -50,6 +51,7 @@ static int load_devfile(const struct pf_scan_opts *o, struct filters *f)
 	const struct pf_settings *st = o->settings;
 	struct pf_lvmlock dlock = { .fd = -1 };
 	_cleanup_free_ char *path = NULL;
+	struct pf_diag diag = { 0 };
 	int r;
 
 	if (o->devicesfile) {
@@ -67,9 +69,19 @@ static int load_devfile(const struct pf_scan_opts *o, struct filters *f)
 	} else {
 		return 0;
 	}
-	/* lvm2 reads it under a shared flock of D_<name>, which lvmdevices takes to write it */
-	if (pf_lvmlock_devices_file(o->paths->lock, strrchr(path, '/') + 1, &dlock) < 0)
-		dlock.fd = -1; /* as lvm2 with a lock dir it cannot use: read anyway */
+	/*
+	 * lvm2 reads it under a shared flock of D_<name>, which lvmdevices takes to write it.
+	 * Without the lock it is read anyway, as lvm2 does with a lock dir it cannot use:
+	 * lvmdevices replaces the file by a rename, so a reader never sees half of it.
+	 */
+	r = pf_lvmlock_devices_file(o->paths->lock, strrchr(path, '/') + 1,
+				    o->lock_timeout_ms ? o->lock_timeout_ms
+						       : PF_LVMLOCK_TIMEOUT_MS_DEFAULT,
+				    &dlock, &diag);
+	if (r == -ETIMEDOUT || r == -EPERM)
+		f->unlocked = diag;
+	if (r < 0)
+		dlock.fd = -1;
 	r = pf_devicesfile_load(path, &f->devfile, NULL);
 	pf_lvmlock_release(&dlock);
 	if (r == -ENOENT) /* compat: a devices file that does not exist disables it */
@@ -567,6 +579,7 @@ int pf_scan_run(const struct pf_scan_opts *o, struct pf_scan *ret)
 	if (r < 0)
 		goto out;
 	s.devfile_used = f.devfile != NULL;
+	s.devfile_unlocked = f.unlocked;
 	if (o->args) {
 		r = resolve_args(o, &s);
 	} else {

@@ -62,6 +62,8 @@ struct pf_scan {
 	bool named_symlinks; /* devices were named and a filter names symlinks: all of /dev was
 				mapped to find their other names (lvm2 says so) */
 	bool devfile_used;   /* a devices file decided, so filter and global_filter did not */
+	/* msg set: the devices file was read without its lock (held too long, unsafe lock dir) */
+	struct pf_diag devfile_unlocked;
 };
 
 struct pf_scan_opts {
@@ -70,6 +72,7 @@ struct pf_scan_opts {
 	const struct pf_scan_arg *args; /* NULL / 0: every device */
 	size_t n_args;
 	unsigned timeout_ms;		/* per device; 0: settings (default 30 s) */
+	unsigned lock_timeout_ms;	/* devices file lock; 0: PF_LVMLOCK_TIMEOUT_MS_DEFAULT */
 	const char *devicesfile;	/* --devicesfile: NULL settings, "" none, else a name */
 	bool no_aio;			/* read with pread (one device: no aio context to tear down) */
 };

@@ -230,35 +230,47 @@ static int open_lock_file(struct pf_coalesce *c)
 	return fd < 0 ? -errno : fd;
 }
 
-static int lock_with(struct pf_coalesce *c, int op)
+static int lock_with(struct pf_coalesce *c, uint64_t deadline_ns)
 {
-	int fd, r;
+	_cleanup_close_ int fd = -1;
+	struct pf_diag why = { 0 };
+	char *slash = strrchr(c->lock_path, '/');
+	int r;
 
 	if (c->lock_fd >= 0)
 		return 0;
 	fd = open_lock_file(c);
 	if (fd < 0)
 		return fd;
-	while ((r = flock(fd, op)) < 0 && errno == EINTR)
-		;
-	if (r < 0) {
-		r = -errno;
-		(void)close(fd);
-		return r == -EAGAIN ? -EWOULDBLOCK : r;
+	/* A lock another user can hold or replace would let them stop every activation. */
+	if (slash && slash != c->lock_path) {
+		*slash = '\0';
+		r = pf_paths_check_lock(c->lock_path, fd, slash + 1, &why);
+		*slash = '/';
+		if (r < 0) {
+			pf_err("  Refusing the pvscan-fast leader lock %s: %s.", c->lock_path,
+			       why.msg);
+			return r;
+		}
 	}
-	c->lock_fd = fd;
+	r = pf_flock_until(fd, LOCK_EX, deadline_ns);
+	if (r < 0)
+		return r;
+	c->lock_fd = TAKE_FD(fd);
 	pf_inject("locked");
 	return 0;
 }
 
 int pf_coalesce_trylock(struct pf_coalesce *c)
 {
-	return lock_with(c, LOCK_EX | LOCK_NB);
+	return lock_with(c, 0);
 }
 
-int pf_coalesce_lock(struct pf_coalesce *c)
+int pf_coalesce_lock(struct pf_coalesce *c, unsigned timeout_ms)
 {
-	return lock_with(c, LOCK_EX);
+	/* 0 would be "try once", which a caller of this form does not mean */
+	return lock_with(c, pf_deadline_after_ms(timeout_ms ? timeout_ms
+							    : PF_COALESCE_LOCK_TIMEOUT_MS_DEFAULT));
 }
 
 int pf_coalesce_adopt_lock(struct pf_coalesce *c, int fd)

@@ -31,6 +31,8 @@
 /* Entries taken in one round; more wait for the next. Devices noted in the scanned record. */
 #define PF_COALESCE_TAKE_MAX 65536U
 #define PF_COALESCE_SCANNED_MAX 1048576U
+/* How long a caller waits for the leader lock: past any real leader's work, yet not for ever. */
+#define PF_COALESCE_LOCK_TIMEOUT_MS_DEFAULT (10U * 60U * 1000U)
 
 enum pf_pending_flags {
 	PF_PENDING_ACTIVATE = 1U << 0, /* the event asked for autoactivation (-aay, --vgonline) */
@@ -80,8 +82,13 @@ int pf_coalesce_record(struct pf_coalesce *c, unsigned major, unsigned minor, un
 
 /* Take the leader lock without waiting: 0, -EWOULDBLOCK when someone leads, or -errno. */
 int pf_coalesce_trylock(struct pf_coalesce *c) _nonnull_(1) _must_check_;
-/* Wait for the leader lock (an admin's full scan). */
-int pf_coalesce_lock(struct pf_coalesce *c) _nonnull_(1) _must_check_;
+/*
+ * Wait at most timeout_ms for the leader lock (an admin's full scan, a detached leader):
+ * -ETIMEDOUT when it is still held then (0: PF_COALESCE_LOCK_TIMEOUT_MS_DEFAULT). Both forms
+ * refuse (-EPERM, said on stderr) a lock directory or file another user could hold or replace
+ * (pf_paths_check_lock()).
+ */
+int pf_coalesce_lock(struct pf_coalesce *c, unsigned timeout_ms) _nonnull_(1) _must_check_;
 /*
  * Adopt the lock a parent took and passed across exec as descriptor fd: it must be open on
  * the lock file and lockable by us (flock locks belong to the open file, which we share).

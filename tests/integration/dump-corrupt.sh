@@ -99,4 +99,27 @@ PY
 expect text-syntax "$T_DIR/text-syntax.img" \
 	'd["mdas"][0]["text_ok"] and d["mdas"][0]["metadata_error"]["line"] > 0'
 
+# Control characters in a device hint and a segment type (valid checksums): the text dump
+# shows them escaped, never raw on the terminal.
+cp "$clean" "$T_DIR/escapes.img"
+t_python - "$T_DIR/escapes.img" <<'PY'
+import sys
+from lvmdisk import rewrite_text
+def plant(text):
+    for old, new in ((b'"/dev/loop0"', b'"/dev/\x1b]0;x"'), (b'"striped"', b'"strip\x07d"')):
+        i = text.index(old)
+        text[i:i + len(old)] = new
+rewrite_text(sys.argv[1], plant)
+PY
+"$PVSCAN_FAST" --dump "$T_DIR/escapes.img" >"$T_DIR/escapes.out" 2>&1
+if LC_ALL=C grep -q "$(printf '[\001-\010\016-\037\177]')" "$T_DIR/escapes.out"; then
+	t_fail "escapes: a control character reached the output"
+elif grep -qF '/dev/\x1b]0;x pe_start' "$T_DIR/escapes.out" &&
+	grep -qF 'extents 0+2 strip\x07d' "$T_DIR/escapes.out"; then
+	t_pass "escapes"
+else
+	t_fail "escapes: device hint or segment type not shown escaped"
+	cat "$T_DIR/escapes.out"
+fi
+
 t_done

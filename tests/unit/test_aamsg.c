@@ -128,6 +128,34 @@ START_TEST(test_read_messages_seqnos)
 }
 END_TEST
 
+/* A crafted system ID reaches the lines escaped; an ordinary one stays as lvm2 prints it. */
+START_TEST(test_system_id_escaped)
+{
+	struct tvg t = aa_two_pv_vg;
+	struct pf_aapolicy_input in = { .mode = PF_AAPOLICY_PVSCAN, .claim = WON,
+					.process_each = true };
+	struct pf_vg *vg;
+	struct pf_aapolicy *p;
+	const char *const lines[] = {
+		"P+VG vga run autoactivation.",
+		"E:Cannot access VG vga with system ID ev\\x1b[2Jil\\\\x with unknown local "
+		"system ID.",
+		"E:Cannot access VG vga with system ID ev\\x1b[2Jil\\\\x with unknown local "
+		"system ID.",
+		NULL,
+	};
+
+	t.extra = "system_id = \"ev\x1b[2Jil\\\\x\"";
+	vg = aa_build(&t);
+	ck_assert_str_eq(vg->system_id, "ev\x1b[2Jil\\x");
+	p = aa_decide(vg, &in);
+	ck_assert_int_eq(p->verdict, PF_AAPOLICY_VG_FOREIGN);
+	aa_check_vg_msgs(vg, &in, p, lines);
+	pf_aapolicy_free(p);
+	pf_vg_free(vg);
+}
+END_TEST
+
 /* Several devices in one pvscan: lvm2's process_each_vg wording for a VG it cannot read. */
 START_TEST(test_process_each_messages)
 {
@@ -301,6 +329,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_gate_messages);
 	tcase_add_test(tc, test_read_messages_seqnos);
 	tcase_add_test(tc, test_process_each_messages);
+	tcase_add_test(tc, test_system_id_escaped);
 	tcase_add_test(tc, test_list_empty_entries);
 	tcase_add_test(tc, test_message_truncation);
 	tcase_add_test(tc, test_lv_lines_by_stage);

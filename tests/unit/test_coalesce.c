@@ -498,8 +498,53 @@ START_TEST(test_lock)
 	ck_assert_int_eq(pf_coalesce_trylock(&a), -EWOULDBLOCK);
 	/* closing releases it too */
 	pf_coalesce_close(&b);
-	ck_assert_int_eq(pf_coalesce_lock(&a), 0);
+	ck_assert_int_eq(pf_coalesce_lock(&a, 100), 0);
 	pf_coalesce_close(&a);
+}
+END_TEST
+
+START_TEST(test_lock_deadline)
+{
+	struct pf_coalesce a, b;
+
+	open_c(&a);
+	open_c(&b);
+	ck_assert_int_eq(pf_coalesce_trylock(&a), 0);
+	/* a leader that never finishes: an admin's wait ends at its deadline */
+	ck_assert_int_eq(pf_coalesce_lock(&b, 100), -ETIMEDOUT);
+	ck_assert_int_eq(b.lock_fd, -1);
+	pf_coalesce_unlock(&a);
+	ck_assert_int_eq(pf_coalesce_lock(&b, 100), 0);
+	pf_coalesce_close(&a);
+	pf_coalesce_close(&b);
+}
+END_TEST
+
+/* A lock directory or file another user could hold or swap is refused, never waited on. */
+START_TEST(test_lock_unsafe)
+{
+	struct pf_coalesce c;
+	char path[PATH_MAX];
+
+	open_c(&c);
+	ck_assert_int_eq(mkdir(lock_dir, 0700), 0);
+	ck_assert_int_eq(chmod(lock_dir, 0777), 0);
+	ck_assert_int_eq(pf_coalesce_trylock(&c), -EPERM);
+	ck_assert_int_eq(pf_coalesce_lock(&c, 100), -EPERM);
+	ck_assert_int_eq(c.lock_fd, -1);
+	ck_assert_int_eq(chmod(lock_dir, 0700), 0);
+	if (geteuid() == 0) { /* only root can give a file away; uid 12345 need not exist */
+		(void)snprintf(path, sizeof(path), "%s/%s", lock_dir, PF_COALESCE_LOCK);
+		put(path, "");
+		ck_assert_int_eq(chown(path, 12345, 12345), 0);
+		ck_assert_int_eq(pf_coalesce_trylock(&c), -EPERM);
+		ck_assert_int_eq(chown(path, 0, 0), 0);
+		ck_assert_int_eq(chown(lock_dir, 12345, 12345), 0);
+		ck_assert_int_eq(pf_coalesce_lock(&c, 100), -EPERM);
+		ck_assert_int_eq(chown(lock_dir, 0, 0), 0);
+	}
+	ck_assert_int_eq(pf_coalesce_trylock(&c), 0);
+	pf_coalesce_close(&c);
 }
 END_TEST
 
@@ -615,7 +660,7 @@ START_TEST(test_lead_full_first)
 	boot_scan(&c);
 	ck_assert_int_eq(pf_coalesce_record(&c, 8, 0, 0, 3), 0);
 	/* an admin's full scan: the record is forgotten before the round */
-	ck_assert_int_eq(pf_coalesce_lock(&c), 0);
+	ck_assert_int_eq(pf_coalesce_lock(&c, 100), 0);
 	ck_assert_int_eq(pf_coalesce_lead(&c, true, &fake_ops, &f), 0);
 	ck_assert_uint_eq(f.n_rounds, 1);
 	ck_assert(f.rounds[0].full);
@@ -1251,6 +1296,8 @@ static Suite *make_suite(void)
 	tcase_add_test(files, test_open_file_in_place);
 	tcase_add_test(files, test_record);
 	tcase_add_test(files, test_lock);
+	tcase_add_test(files, test_lock_deadline);
+	tcase_add_test(files, test_lock_unsafe);
 	tcase_add_test(files, test_adopt_lock);
 	tcase_add_test(files, test_activation_journal);
 	tcase_add_test(files, test_activation_journal_leading_dot);

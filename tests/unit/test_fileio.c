@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Bounded whole-file reads and exact range reads. */
+/* Bounded whole-file reads, exact range reads, flock with a deadline. */
 #include "config.h"
 
 #include <errno.h>
@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/fileio.h"
 #include "unit.h"
 
@@ -103,6 +105,29 @@ START_TEST(test_write_full)
 }
 END_TEST
 
+/* Another open file of the same path holds the lock: no second process needed for flock. */
+START_TEST(test_flock_until)
+{
+	int holder = open(path, O_RDWR | O_CLOEXEC), fd = open(path, O_RDWR | O_CLOEXEC);
+
+	ck_assert_int_ge(holder, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pf_deadline_after_ms(0), 0);
+	ck_assert_int_eq(pf_flock_until(fd, LOCK_SH, 0), 0);
+	ck_assert_int_eq(pf_flock_until(holder, LOCK_SH, 0), 0); /* shared with fd */
+	ck_assert_int_eq(pf_flock_until(holder, LOCK_EX, 0), -EWOULDBLOCK);
+	ck_assert_int_eq(pf_flock_until(holder, LOCK_EX, pf_deadline_after_ms(30)), -ETIMEDOUT);
+	/* a deadline already past: one try, then the timeout */
+	ck_assert_int_eq(pf_flock_until(holder, LOCK_EX, 1), -ETIMEDOUT);
+	ck_assert_int_eq(flock(fd, LOCK_UN), 0);
+	ck_assert_int_eq(pf_flock_until(holder, LOCK_EX, pf_deadline_after_ms(30)), 0);
+	ck_assert_int_eq(pf_flock_until(fd, LOCK_SH, 0), -EWOULDBLOCK);
+	ck_assert_int_eq(pf_flock_until(-1, LOCK_SH, 0), -EBADF);
+	(void)close(fd);
+	(void)close(holder);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("fileio");
@@ -112,6 +137,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_read_file_at);
 	tcase_add_test(tc, test_read_full);
 	tcase_add_test(tc, test_write_full);
+	tcase_add_test(tc, test_flock_until);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* lvm2's VG flock protocol: exclusion with a concurrent holder, unlink on release, bad names. */
+/* lvm2's VG flock protocol: exclusion, unlink on release, bad names, deadlines, unsafe dirs. */
 #include "config.h"
 
 #include <errno.h>
@@ -19,6 +19,8 @@
 
 static char root[256];
 static char lock_dir[512];
+
+#define WAIT PF_LVMLOCK_TIMEOUT_MS_DEFAULT
 
 static int rm_one(const char *path, const struct stat *st _unused_, int flag _unused_,
 		  struct FTW *ftw _unused_)
@@ -61,7 +63,7 @@ START_TEST(test_lock_and_release)
 	struct pf_lvmlock l = { .fd = -1 };
 	struct stat st;
 
-	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg-one", true, false, &l), 0);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg-one", true, WAIT, &l, NULL), 0);
 	ck_assert_int_ge(l.fd, 0);
 	ck_assert(exists("V_vg-one"));
 	ck_assert(!exists("V_vg-one:aux")); /* the writer-priority file is dropped at once */
@@ -88,8 +90,8 @@ START_TEST(test_shared_locks_share)
 {
 	struct pf_lvmlock a = { .fd = -1 }, b = { .fd = -1 };
 
-	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", false, false, &a), 0);
-	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", false, false, &b), 0);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", false, WAIT, &a, NULL), 0);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", false, WAIT, &b, NULL), 0);
 	pf_lvmlock_release(&a);
 	ck_assert(exists("V_vg")); /* still held shared by b: not unlinked */
 	pf_lvmlock_release(&b);
@@ -112,7 +114,7 @@ START_TEST(test_waits_for_holder)
 	if (pid == 0) {
 		struct pf_lvmlock h = { .fd = -1 };
 
-		if (pf_lvmlock_vg(lock_dir, "vg", true, false, &h) < 0)
+		if (pf_lvmlock_vg(lock_dir, "vg", true, 0, &h, NULL) < 0)
 			_exit(1);
 		(void)write(ready[1], "x", 1);
 		(void)usleep(300 * 1000);
@@ -122,10 +124,10 @@ START_TEST(test_waits_for_holder)
 	(void)close(ready[1]);
 	ck_assert_int_eq(read(ready[0], &c, 1), 1);
 	/* without waiting: someone holds it */
-	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, true, &l), -EWOULDBLOCK);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, 0, &l, NULL), -EWOULDBLOCK);
 	ck_assert_int_eq(l.fd, -1);
 	t0 = now_s();
-	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, false, &l), 0);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, WAIT, &l, NULL), 0);
 	ck_assert(now_s() - t0 > 0.2);
 	/* the file we hold is the one the path names now */
 	{
@@ -154,7 +156,7 @@ START_TEST(test_bad_names)
 	struct pf_lvmlock l = { .fd = -7, .path = NULL };
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
-		ck_assert_int_eq(pf_lvmlock_vg(lock_dir, bad[i], true, false, &l), -EINVAL);
+		ck_assert_int_eq(pf_lvmlock_vg(lock_dir, bad[i], true, 0, &l, NULL), -EINVAL);
 		ck_assert_int_eq(l.fd, -7); /* untouched on failure */
 	}
 }
@@ -167,7 +169,7 @@ START_TEST(test_lock_dir_is_a_file)
 
 	ck_assert_int_ge(fd, 0);
 	(void)close(fd);
-	ck_assert_int_lt(pf_lvmlock_vg(lock_dir, "vg", true, false, &l), 0);
+	ck_assert_int_lt(pf_lvmlock_vg(lock_dir, "vg", true, 0, &l, NULL), 0);
 }
 END_TEST
 
@@ -179,8 +181,8 @@ START_TEST(test_devices_file_lock)
 	int fd;
 
 	ck_assert_int_eq(mkdir(lock_dir, 0700), 0);
-	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "system.devices", &a), 0);
-	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "system.devices", &b), 0);
+	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "system.devices", 0, &a, NULL), 0);
+	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "system.devices", 0, &b, NULL), 0);
 	(void)snprintf(path, sizeof(path), "%s/D_system.devices", lock_dir);
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	ck_assert_int_ge(fd, 0);
@@ -190,8 +192,156 @@ START_TEST(test_devices_file_lock)
 	ck_assert_int_eq(flock(fd, LOCK_EX | LOCK_NB), 0);
 	(void)close(fd);
 	ck_assert(exists("D_system.devices")); /* lvm2 leaves it */
-	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "a/b", &a), -EINVAL);
-	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "", &a), -EINVAL);
+	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "a/b", 0, &a, NULL), -EINVAL);
+	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "", 0, &a, NULL), -EINVAL);
+}
+END_TEST
+
+/*
+ * A child takes name in lock_dir with op (flock, as a hung lvm command would hold it) and
+ * keeps it until the returned pipe is closed.
+ */
+static pid_t hold(const char *name, int op, int *ret_release)
+{
+	char path[PATH_MAX];
+	int ready[2], release[2];
+	pid_t pid;
+	char c;
+
+	(void)snprintf(path, sizeof(path), "%s/%s", lock_dir, name);
+	(void)mkdir(lock_dir, 0700);
+	ck_assert_int_eq(pipe(ready), 0);
+	ck_assert_int_eq(pipe(release), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+
+		if (fd < 0 || flock(fd, op) < 0)
+			_exit(1);
+		(void)close(release[1]);
+		(void)write(ready[1], "x", 1);
+		(void)read(release[0], &c, 1); /* until the parent closes its end */
+		_exit(0);
+	}
+	(void)close(ready[1]);
+	(void)close(release[0]);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	(void)close(ready[0]);
+	*ret_release = release[1];
+	return pid;
+}
+
+static void let_go(pid_t pid, int release)
+{
+	int st;
+
+	(void)close(release);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* A holder that never lets go: the wait ends at the deadline, naming the lock file. */
+START_TEST(test_deadline_fires)
+{
+	struct pf_lvmlock l = { .fd = -1 };
+	struct pf_diag why = { 0 };
+	int release;
+	pid_t pid = hold("V_vg", LOCK_EX, &release);
+
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, 100, &l, &why), -ETIMEDOUT);
+	ck_assert_int_eq(l.fd, -1);
+	ck_assert_ptr_nonnull(strstr(why.msg, "/V_vg not acquired within 100 ms"));
+	/* a shared lock waits for the exclusive holder too */
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", false, 1000, &l, &why), -ETIMEDOUT);
+	ck_assert_ptr_nonnull(strstr(why.msg, "/V_vg not acquired within 1 s"));
+	/* tried once: busy, not timed out (callers holding other VG locks rely on it) */
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, 0, &l, &why), -EWOULDBLOCK);
+	let_go(pid, release);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, 100, &l, NULL), 0);
+	pf_lvmlock_release(&l);
+}
+END_TEST
+
+/* A writer waiting (it holds V_<vg>:aux): a reader queues behind it, within its deadline. */
+START_TEST(test_deadline_writer_priority)
+{
+	struct pf_lvmlock l = { .fd = -1 };
+	struct pf_diag why = { 0 };
+	int release;
+	pid_t pid = hold("V_vg:aux", LOCK_EX, &release);
+
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", false, 100, &l, &why), -ETIMEDOUT);
+	ck_assert_ptr_nonnull(strstr(why.msg, "/V_vg:aux not acquired within"));
+	let_go(pid, release);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", false, 100, &l, NULL), 0);
+	pf_lvmlock_release(&l);
+}
+END_TEST
+
+START_TEST(test_devices_file_deadline)
+{
+	struct pf_lvmlock l = { .fd = -1 };
+	struct pf_diag why = { 0 };
+	int release;
+	pid_t pid = hold("D_system.devices", LOCK_EX, &release);
+
+	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "system.devices", 100, &l, &why),
+			 -ETIMEDOUT);
+	ck_assert_ptr_nonnull(strstr(why.msg, "/D_system.devices not acquired within 100 ms"));
+	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "system.devices", 0, &l, &why),
+			 -EWOULDBLOCK);
+	let_go(pid, release);
+	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "system.devices", 100, &l, NULL), 0);
+	pf_lvmlock_release(&l);
+}
+END_TEST
+
+/* Another user could hold or swap lock files in a directory they may write: refused. */
+START_TEST(test_lock_dir_writable_by_others)
+{
+	struct pf_lvmlock l = { .fd = -1 };
+	struct pf_diag why = { 0 };
+
+	ck_assert_int_eq(mkdir(lock_dir, 0700), 0);
+	ck_assert_int_eq(chmod(lock_dir, 0777), 0);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, 100, &l, &why), -EPERM);
+	ck_assert_ptr_nonnull(strstr(why.msg, "writable by group or others"));
+	ck_assert_ptr_nonnull(strstr(why.msg, lock_dir));
+	ck_assert(!exists("V_vg:aux")); /* nothing made in it */
+	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "system.devices", 100, &l, &why),
+			 -EPERM);
+	ck_assert_int_eq(chmod(lock_dir, 0755), 0);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, 100, &l, NULL), 0);
+	pf_lvmlock_release(&l);
+}
+END_TEST
+
+/* Owned by another uid (any number: no such user need exist); needs root to chown. */
+START_TEST(test_lock_dir_and_file_of_another_user)
+{
+	struct pf_lvmlock l = { .fd = -1 };
+	struct pf_diag why = { 0 };
+	char path[PATH_MAX];
+	int fd;
+
+	if (geteuid() != 0)
+		return; /* only root can give a file away */
+	ck_assert_int_eq(mkdir(lock_dir, 0700), 0);
+	ck_assert_int_eq(chown(lock_dir, 12345, 12345), 0);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, 100, &l, &why), -EPERM);
+	ck_assert_ptr_nonnull(strstr(why.msg, "owned by uid 12345"));
+	ck_assert_int_eq(chown(lock_dir, 0, 0), 0);
+
+	(void)snprintf(path, sizeof(path), "%s/V_vg", lock_dir);
+	fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchown(fd, 12345, 12345), 0);
+	(void)close(fd);
+	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, 100, &l, &why), -EPERM);
+	ck_assert_ptr_nonnull(strstr(why.msg, "lock file"));
+	ck_assert_ptr_nonnull(strstr(why.msg, "/V_vg is owned by uid 12345"));
+	ck_assert_int_eq(l.fd, -1);
 }
 END_TEST
 
@@ -207,6 +357,11 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_bad_names);
 	tcase_add_test(tc, test_lock_dir_is_a_file);
 	tcase_add_test(tc, test_devices_file_lock);
+	tcase_add_test(tc, test_deadline_fires);
+	tcase_add_test(tc, test_deadline_writer_priority);
+	tcase_add_test(tc, test_devices_file_deadline);
+	tcase_add_test(tc, test_lock_dir_writable_by_others);
+	tcase_add_test(tc, test_lock_dir_and_file_of_another_user);
 	suite_add_tcase(s, tc);
 	return s;
 }

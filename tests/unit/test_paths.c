@@ -101,6 +101,49 @@ START_TEST(test_mkdir_p)
 }
 END_TEST
 
+/* Lock directories and files: whom they belong to, who may write in them. */
+START_TEST(test_check_lock)
+{
+	const char *tmp = getenv("TMPDIR");
+	char tmpl[256], file[300], cmd[300];
+	struct pf_diag why = { 0 };
+	const char *dir;
+	int fd;
+
+	(void)snprintf(tmpl, sizeof(tmpl), "%s/pf-paths.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	dir = mkdtemp(tmpl);
+	ck_assert_ptr_nonnull(dir);
+	(void)snprintf(file, sizeof(file), "%s/V_vg", dir);
+	fd = open(file, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pf_paths_check_lock(dir, -1, file, &why), 0);
+	ck_assert_int_eq(pf_paths_check_lock(dir, fd, file, &why), 0);
+	ck_assert_int_eq(pf_paths_check_lock(file, -1, file, &why), -ENOTDIR);
+	ck_assert_int_eq(chmod(dir, 0720), 0);
+	ck_assert_int_eq(pf_paths_check_lock(dir, fd, file, &why), -EPERM);
+	ck_assert_ptr_nonnull(strstr(why.msg, "writable by group or others (mode 0720)"));
+	ck_assert_int_eq(chmod(dir, 0755), 0); /* readable is fine */
+	ck_assert_int_eq(pf_paths_check_lock(dir, fd, file, NULL), 0);
+	if (geteuid() == 0) { /* chown needs root; uid 12345 need not exist */
+		ck_assert_int_eq(fchown(fd, 12345, 0), 0);
+		ck_assert_int_eq(pf_paths_check_lock(dir, -1, file, &why), 0);
+		ck_assert_int_eq(pf_paths_check_lock(dir, fd, file, &why), -EPERM);
+		ck_assert_ptr_nonnull(strstr(why.msg, "lock file"));
+		ck_assert_ptr_nonnull(strstr(why.msg, "owned by uid 12345"));
+		ck_assert_int_eq(chown(dir, 12345, 0), 0);
+		ck_assert_int_eq(pf_paths_check_lock(dir, -1, file, &why), -EPERM);
+		ck_assert_ptr_nonnull(strstr(why.msg, "lock directory"));
+		ck_assert_ptr_nonnull(strstr(why.msg, "owned by uid 12345"));
+	}
+	(void)close(fd);
+	(void)snprintf(file, sizeof(file), "%s/missing", dir);
+	ck_assert_int_eq(pf_paths_check_lock(file, -1, file, &why), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(why.msg, file));
+	(void)snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("paths");
@@ -110,6 +153,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_overrides);
 	tcase_add_test(tc, test_join);
 	tcase_add_test(tc, test_mkdir_p);
+	tcase_add_test(tc, test_check_lock);
 	suite_add_tcase(s, tc);
 	return s;
 }

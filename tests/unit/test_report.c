@@ -54,6 +54,19 @@ static void list_vg_events(const struct pf_opts *o)
 	pf_report_event(o, &e);
 }
 
+/* --test's lines for VGs whose reasons quote metadata (a segment type, a flag). */
+static void plan_crafted(const struct pf_opts *o)
+{
+	struct pf_activate_lv lv = { .lv = "lv0", .kind = PF_ACTIVATE_LV_SKIPPED };
+	struct pf_activate_result res = { .outcome = PF_ACTIVATE_DELEGATE };
+
+	(void)snprintf(res.reason, sizeof(res.reason), "LV lv0 segment1: segment type r\x1b[2J");
+	pf_report_plan(o, "vg0", &res);
+	res = (struct pf_activate_result){ .outcome = PF_ACTIVATE_DONE, .lvs = &lv, .n_lvs = 1 };
+	(void)snprintf(lv.reason, sizeof(lv.reason), "LV lv0: flag \x07\\");
+	pf_report_plan(o, "vg0", &res);
+}
+
 static void checkcomplete_disabled(const struct pf_opts *o)
 {
 	pf_report_skip(o, PF_REPORT_SKIP_CHECKCOMPLETE_DISABLED);
@@ -113,6 +126,18 @@ START_TEST(test_checkcomplete_disabled)
 }
 END_TEST
 
+START_TEST(test_plan_escaped)
+{
+	struct pf_opts o = { 0 };
+	char buf[512];
+
+	capture(plan_crafted, &o, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "  VG vg0: would be activated by lvm2: LV lv0 segment1: segment type "
+			      "r\\x1b[2J.\n"
+			      "  LV vg0/lv0: skipped: LV lv0: flag \\x07\\\\.\n");
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("report");
@@ -122,6 +147,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_udev_vg);
 	tcase_add_test(tc, test_list_vg_events);
 	tcase_add_test(tc, test_checkcomplete_disabled);
+	tcase_add_test(tc, test_plan_escaped);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Decimal parsing: strict whole strings, prefixes that advance, lvm2's atoi; array growth. */
+/* Decimal parsing: strict whole strings, prefixes that advance, lvm2's atoi; escaping; growth. */
 #include "config.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <string.h>
 
 #include "base/grow.h"
 #include "base/strutil.h"
@@ -64,6 +65,33 @@ START_TEST(test_atoi)
 }
 END_TEST
 
+START_TEST(test_escape)
+{
+	char out[64], small[8];
+
+	/* what lvm2 prints stays as it is, UTF-8 included */
+	ck_assert_str_eq(pf_str_escape("host-1.ex_2+x", out, sizeof(out)), "host-1.ex_2+x");
+	ck_assert_str_eq(pf_str_escape("h\xc3\xa9te \"q\"", out, sizeof(out)), "h\xc3\xa9te \"q\"");
+	/* a terminal's escape sequence, newline, DEL, and backslash itself */
+	ck_assert_str_eq(pf_str_escape("a\x1b[2Jb", out, sizeof(out)), "a\\x1b[2Jb");
+	ck_assert_str_eq(pf_str_escape("\n\t\x7f\x01", out, sizeof(out)), "\\x0a\\x09\\x7f\\x01");
+	ck_assert_str_eq(pf_str_escape("a\\x1b", out, sizeof(out)), "a\\\\x1b");
+	ck_assert_str_eq(pf_str_escape("", out, sizeof(out)), "");
+	/* truncated between escapes, always terminated */
+	ck_assert_str_eq(pf_str_escape("abcd\x1b", small, sizeof(small)), "abcd");
+	ck_assert_str_eq(pf_str_escape("abcdefghij", small, sizeof(small)), "abcdefg");
+	ck_assert_str_eq(pf_str_escape("ab\\\\", small, 5), "ab\\\\");
+	ck_assert_str_eq(pf_str_escape("ab\\\\", small, 4), "ab");
+	ck_assert_str_eq(pf_str_escape("\x1b", small, 5), "\\x1b");
+	ck_assert_str_eq(pf_str_escape("\x1b", small, 4), "");
+	ck_assert_ptr_eq(pf_str_escape("x", small, 0), small);
+	/* the documented worst case fits */
+	memset(small, 0x1b, 7);
+	small[7] = '\0';
+	ck_assert_uint_eq(strlen(pf_str_escape(small, out, 4 * 7 + 1)), 28);
+}
+END_TEST
+
 START_TEST(test_grow)
 {
 	int *v = NULL;
@@ -94,6 +122,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_scan);
 	tcase_add_test(tc, test_atoi);
+	tcase_add_test(tc, test_escape);
 	tcase_add_test(tc, test_grow);
 	suite_add_tcase(s, tc);
 	return s;

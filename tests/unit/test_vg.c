@@ -225,6 +225,13 @@ static const struct {
 	  "segment_count = 1 segment1 { start_extent = 0 extent_count = 1 type = \"zero\" } }",
 	  "status value is not a string" },
 	{ "a = 5", "empty logical volume section" },
+	/* metadata quoted in a reason never reaches a terminal raw */
+	{ "a { id = \"1QamuK-I6cA-KdFB-trWa-23ct-vmeJ-DX4yoc\" status = [\"READ\", \"X\x1b[2J\"] "
+	  "segment_count = 1 segment1 { start_extent = 0 extent_count = 1 type = \"zero\" } }",
+	  "unknown status flag 'X\\x1b[2J'" },
+	{ "a\x1b]0;t\x07 { id = \"1QamuK-I6cA-KdFB-trWa-23ct-vmeJ-DX4yoc\" status = [\"READ\"] "
+	  "segment_count = 1 segment1 { start_extent = 0 extent_count = 1 type = \"zero\" } }",
+	  "logical_volumes/a\\x1b]0;t\\x07: invalid LV name" },
 };
 
 START_TEST(test_bad_lv)
