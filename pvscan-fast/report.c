@@ -169,6 +169,10 @@ void pf_report_scan_dev(const struct pf_opts *o, const struct pf_scan_dev *d, bo
 			pf_report_print(o, PVSCAN "%s not an lvm device.", pid, d->name);
 		break;
 	case PF_SCAN_FAILED:
+		if (d->over_budget) {
+			pf_err("  Skipping %s: %s.", d->name, d->diag.msg);
+			break;
+		}
 		/* lvm2 only says it cannot read; say why, so the admin can act. */
 		if (!all)
 			pf_report_print(o, PVSCAN "%s cannot read label.", pid, d->name);
