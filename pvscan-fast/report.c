@@ -74,8 +74,8 @@ void pf_report_event(const struct pf_opts *o, const struct pf_event *e)
 		break;
 	case PF_EV_ONLINE_FAILED:
 		if (e->err)
-			pf_err("  " PVSCAN "Failed to create online file for %s path %s/pvs_online/%s "
-			       "error %d",
+			pf_err("  " PVSCAN "Failed to create online file for %s path "
+			       "%s/pvs_online/%s error %d",
 			       pid, e->dev, e->run_dir, e->pvid, -e->err);
 		pf_err("  " PVSCAN "PV %s failed to create online file.", pid, e->dev);
 		break;

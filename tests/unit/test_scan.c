@@ -30,7 +30,8 @@ static void make_pv(unsigned n)
 	char pvid[PF_ID_LEN + 1], uuid[64], text[1024], kname[8];
 	struct pf_build_label spec = { .sector = 1, .device_size_bytes = DEV_SIZE,
 				       .n_data_areas = 1, .data_areas = &da, .n_mdas = 1,
-				       .mdas = &mda, .ext_version = 2, .ext_flags = PF_PV_EXT_USED };
+				       .mdas = &mda, .ext_version = 2,
+				       .ext_flags = PF_PV_EXT_USED };
 	uint8_t *img = calloc(1, DEV_SIZE);
 	int len;
 
