@@ -283,8 +283,10 @@ static int pass_read(struct pass *p, const struct pf_scan_arg *args, size_t n_ar
 		pf_err("  Scan failed: %s.", strerror(-r));
 		return r;
 	}
-	pf_debug("  scan: %zu devices, %zu read, %u reads", p->scan.n, p->scan.n_read,
-		 p->scan.reads);
+	pf_debug("  scan: %zu devices, %zu read, %u reads, %llu of %llu MiB metadata budget kept",
+		 p->scan.n, p->scan.n_read, p->scan.reads,
+		 (unsigned long long)(p->scan.mem_used_bytes >> 20),
+		 (unsigned long long)(p->scan.mem_budget_bytes >> 20));
 	if (p->scan.devfile_unlocked.msg[0])
 		pf_warn("  WARNING: %s: reading the devices file without it.",
 			p->scan.devfile_unlocked.msg);
@@ -377,6 +379,8 @@ static void pass_device(struct pass *p, struct pf_scan_dev *d)
 				  act ? PF_PENDING_ACTIVATE : 0) < 0)
 		pf_warn("  WARNING: cannot note %s as read.", d->name);
 	pf_report_scan_dev(j->o, d, !named);
+	if (d->over_budget)
+		j->status = PF_EXIT_FAILED;
 	if (d->outcome == PF_SCAN_READ || d->outcome == PF_SCAN_NOT_LVM)
 		pf_report_probe(d);
 	if (d->outcome == PF_SCAN_READ)

@@ -76,7 +76,23 @@ void pf_report_event(const struct pf_opts *o, const struct pf_event *e)
 		       e->major, e->minor, e->pvid, e->other_major, e->other_minor, e->other_dev);
 		break;
 	case PF_EV_ONLINE_FAILED:
+		if (e->err)
+			pf_err("  " PVSCAN "Failed to create online file for %s path "
+			       "%s/pvs_online/%s error %d",
+			       pid, e->dev, e->run_dir, e->pvid, -e->err);
 		pf_err("  " PVSCAN "PV %s failed to create online file.", pid, e->dev);
+		break;
+	case PF_EV_ONLINE_WRITE_FAILED:
+		pf_warn("  Cannot write online file for %s to %s/pvs_online/%s error %d", e->dev,
+			e->run_dir, e->pvid, -e->err);
+		pf_info("  %s/pvs_online/%s: %s; left empty, as lvm2 leaves it.", e->run_dir,
+			e->pvid, strerror(-e->err));
+		break;
+	case PF_EV_LOOKUP_WRITE_FAILED:
+		/* compat: lvm2's line ends with the newline of the entry it failed to write. */
+		pf_warn("  " PVSCAN "Failed to write lookup entry %s/pvs_lookup/%s %s", pid,
+			e->run_dir, e->vg, e->pvid);
+		pf_warn("%s", "");
 		break;
 	case PF_EV_ONLINE:
 		pf_report_print(o, PVSCAN "PV %s online.", pid, e->dev);
@@ -156,6 +172,10 @@ void pf_report_scan_dev(const struct pf_opts *o, const struct pf_scan_dev *d, bo
 			pf_report_print(o, PVSCAN "%s not an lvm device.", pid, d->name);
 		break;
 	case PF_SCAN_FAILED:
+		if (d->over_budget) {
+			pf_err("  Skipping %s: %s.", d->name, d->diag.msg);
+			break;
+		}
 		/* lvm2 only says it cannot read; say why, so the admin can act. */
 		if (!all)
 			pf_report_print(o, PVSCAN "%s cannot read label.", pid, d->name);

@@ -921,6 +921,15 @@ const struct pf_cfg_node *pf_cfg_root(const struct pf_cfg_tree *tree)
 	return tree->root;
 }
 
+size_t pf_cfg_tree_bytes(const struct pf_cfg_tree *tree)
+{
+	size_t n = sizeof(*tree);
+
+	for (const struct arena_chunk *c = tree->chunks; c; c = c->prev)
+		n += sizeof(*c) + c->size;
+	return n;
+}
+
 size_t pf_cfg_node_count(const struct pf_cfg_tree *tree)
 {
 	return tree->count;

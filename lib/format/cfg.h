@@ -67,6 +67,9 @@ struct pf_cfg_tree *pf_cfg_free(struct pf_cfg_tree *tree);
 
 /* First top-level node (NULL for an empty file). */
 const struct pf_cfg_node *pf_cfg_root(const struct pf_cfg_tree *tree) _nonnull_(1);
+/* Heap bytes the tree holds (its arena chunks), for memory budgets. */
+size_t pf_cfg_tree_bytes(const struct pf_cfg_tree *tree) _nonnull_(1) _pure_;
+
 /* Number of nodes + values created (what max_nodes counts). */
 size_t pf_cfg_node_count(const struct pf_cfg_tree *tree) _nonnull_(1);
 

@@ -378,6 +378,18 @@ void pf_probe_fail(struct pf_probe *p, int err)
 	advance_mda(p, p->cur + 1);
 }
 
+size_t pf_probe_bytes(const struct pf_probe *p)
+{
+	size_t n = p->head ? p->head_len : 0;
+
+	if (p->text && p->cur < p->n_mdas)
+		n += (size_t)p->mdas[p->cur].loc.total_bytes;
+	for (unsigned i = 0; i < PF_PROBE_MDAS; i++)
+		if (p->mdas[i].vg)
+			n += pf_vg_bytes(p->mdas[i].vg);
+	return n;
+}
+
 const struct pf_vg *pf_probe_vg(const struct pf_probe *p)
 {
 	return p->vg_index < 0 ? NULL : p->mdas[p->vg_index].vg;

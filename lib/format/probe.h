@@ -130,6 +130,9 @@ void pf_probe_feed(struct pf_probe *p, const uint8_t *buf, size_t len) _nonnull_
 /* The read for the current step failed with error err (negative errno). */
 void pf_probe_fail(struct pf_probe *p, int err) _nonnull_(1);
 
+/* Heap bytes the probe holds: the first sectors kept, text being assembled, parsed VGs. */
+size_t pf_probe_bytes(const struct pf_probe *p) _nonnull_(1) _pure_;
+
 /* The VG copy lvm2 would use from this device, or NULL. */
 const struct pf_vg *pf_probe_vg(const struct pf_probe *p) _nonnull_(1);
 

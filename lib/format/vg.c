@@ -623,6 +623,18 @@ struct pf_vg *pf_vg_free(struct pf_vg *vg)
 	return NULL;
 }
 
+size_t pf_vg_bytes(const struct pf_vg *vg)
+{
+	size_t n = sizeof(*vg) + vg->n_pvs * sizeof(*vg->pvs) + vg->n_lvs * sizeof(*vg->lvs);
+
+	for (unsigned l = 0; l < vg->n_lvs; l++) {
+		n += vg->lvs[l].n_segs * sizeof(*vg->lvs[l].segs);
+		for (unsigned s = 0; s < vg->lvs[l].n_segs; s++)
+			n += vg->lvs[l].segs[s].n_areas * sizeof(*vg->lvs[l].segs[s].areas);
+	}
+	return n + (vg->tree ? pf_cfg_tree_bytes(vg->tree) : 0);
+}
+
 int pf_vg_find_pv(const struct pf_vg *vg, const char *pvid)
 {
 	for (unsigned i = 0; i < vg->n_pvs; i++)

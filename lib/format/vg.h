@@ -141,6 +141,9 @@ int pf_vg_import(const char *text, size_t len, struct pf_vg **ret, struct pf_dia
 	_nonnull_(3) _must_check_;
 struct pf_vg *pf_vg_free(struct pf_vg *vg);
 
+/* Heap bytes the VG holds (its arrays and its parsed text), for memory budgets. */
+size_t pf_vg_bytes(const struct pf_vg *vg) _nonnull_(1) _pure_;
+
 /* Index of the PV with this raw PVID, or -1. */
 int pf_vg_find_pv(const struct pf_vg *vg, const char *pvid) _nonnull_(1, 2);
 /* The LV of that name, or NULL. */

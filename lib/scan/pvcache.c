@@ -110,7 +110,7 @@ static int check_vg(struct pf_pvcache *ps, const char *dev, const struct pf_vg *
 {
 	_cleanup_free_ const char **ids = NULL;
 	size_t online;
-	int r;
+	int write_err, r;
 
 	r = vg_pvids(vg, &ids);
 	if (r < 0)
@@ -122,11 +122,21 @@ static int check_vg(struct pf_pvcache *ps, const char *dev, const struct pf_vg *
 	c->vgname = vg->name;
 	if (vg->n_pvs <= 1)
 		return 0;
-	r = pf_state_lookup_write(ps->run_dir, vg->name, ids, vg->n_pvs);
+	r = pf_state_lookup_write(ps->run_dir, vg->name, ids, vg->n_pvs, &write_err);
 	if (r == -EEXIST)
 		return 0;
 	if (r < 0)
 		return r;
+	/* compat: lvm2 names each PVID it could not write, and goes on with the empty file. */
+	for (unsigned i = 0; write_err < 0 && i < vg->n_pvs; i++) {
+		struct pf_event *e = event_add(ps, PF_EV_LOOKUP_WRITE_FAILED, dev, vg->name);
+
+		if (!e)
+			return -ENOMEM;
+		memcpy(e->pvid, ids[i], PF_ID_LEN + 1);
+		e->err = write_err;
+		e->run_dir = ps->run_dir;
+	}
 	/*
 	 * compat: lvm2 rechecks after creating the lookup file: a concurrent
 	 * pvscan of a PV without metadata may have looked for it and missed.
@@ -139,7 +149,6 @@ static int check_vg(struct pf_pvcache *ps, const char *dev, const struct pf_vg *
 		if (!c->offline)
 			return emit(ps, PF_EV_COMPLETE_AFTER_RECHECK, dev, vg->name);
 	}
-	(void)dev;
 	return 0;
 }
 
@@ -378,9 +387,19 @@ static int record_online(struct pf_pvcache *ps, const char *dev, unsigned major,
 {
 	struct pf_state_pv existing;
 	struct pf_event *e;
-	int r;
+	int write_err, r;
 
-	r = pf_state_pv_online_write(ps->run_dir, pvid, major, minor, vgname, dev, &existing);
+	r = pf_state_pv_online_write(ps->run_dir, pvid, major, minor, vgname, dev, &existing,
+				     &write_err);
+	if (r == 0 && write_err < 0) {
+		/* compat: lvm2 keeps the empty file, warns, and counts the PV online (exit 0). */
+		e = event_add(ps, PF_EV_ONLINE_WRITE_FAILED, dev, vgname);
+		if (!e)
+			return -ENOMEM;
+		memcpy(e->pvid, pvid, PF_ID_LEN + 1);
+		e->err = write_err;
+		e->run_dir = ps->run_dir;
+	}
 	if (r == 0)
 		return 0;
 	ps->failed = true;
@@ -395,8 +414,12 @@ static int record_online(struct pf_pvcache *ps, const char *dev, unsigned major,
 		copy_name(e->other_dev, existing.devname);
 		memcpy(e->pvid, pvid, PF_ID_LEN + 1);
 	}
-	if (emit(ps, PF_EV_ONLINE_FAILED, dev, vgname) < 0)
+	e = event_add(ps, PF_EV_ONLINE_FAILED, dev, vgname);
+	if (!e)
 		return -ENOMEM;
+	memcpy(e->pvid, pvid, PF_ID_LEN + 1);
+	e->err = r == -EEXIST ? 0 : r; /* a duplicate was said above */
+	e->run_dir = ps->run_dir;
 	return 1; /* recorded as a failure; go on with the next device */
 }
 

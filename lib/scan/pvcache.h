@@ -44,7 +44,9 @@ enum pf_event_kind {
 	PF_EV_FOREIGN,		     /* system_id differs from the host's */
 	PF_EV_EXPORTED,		     /* VG exported */
 	PF_EV_DUPLICATE,	     /* error: pvs_online/<pvid> names another devno */
-	PF_EV_ONLINE_FAILED,	     /* error: could not create the online file */
+	PF_EV_ONLINE_FAILED,	     /* error: could not create the online file (err: why) */
+	PF_EV_ONLINE_WRITE_FAILED,   /* its content not written (err): online all the same */
+	PF_EV_LOOKUP_WRITE_FAILED,   /* pvs_lookup/<vg> left empty (err): one per PVID listed */
 	PF_EV_ONLINE,		     /* "PV X online." */
 	PF_EV_COMPLETE_AFTER_RECHECK,
 	PF_EV_VG_UNKNOWN,	     /* "PV X online, VG unknown." */
@@ -77,6 +79,9 @@ struct pf_event {
 	unsigned major, minor, other_major, other_minor;
 	char other_dev[PF_NAME_MAX + 1];
 	char pvid[PF_ID_LEN + 1];
+	/* the *_FAILED kinds: the errno (negative) and the run dir holding the file; borrowed */
+	int err;
+	const char *run_dir;
 };
 
 /* Caps: events per invocation and VGs found complete, far above real hosts. */

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,6 +396,62 @@ static int read_all(const struct pf_scan_opts *o, struct pf_scan *s, bool md_ful
 	return r;
 }
 
+uint64_t pf_scan_default_budget(void)
+{
+	/*
+	 * A quarter of memory leaves the rest of a boot (the initramfs's tmpfs, udev's workers,
+	 * the activations themselves) room, so the leader is not what the OOM killer takes
+	 * when hostile devices show up; the cap keeps a big machine from granting one pass
+	 * more than legitimate metadata needs. A parsed copy keeps about six times its text
+	 * plus 20 KiB (a VG of 320 LVs: 91 KiB of text, 556 KiB kept): a hundred PVs of an
+	 * ordinary VG keep a few MiB, and even a thousand PVs of a VG with 500 LVs, one copy
+	 * each (pvcreate's default), keep about 1 GiB. A host past the budget gets every
+	 * skipped device named, not a silent guess.
+	 */
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	uint64_t quarter;
+
+	if (pages <= 0 || page <= 0)
+		return PF_SCAN_BUDGET_MAX;
+	quarter = (uint64_t)pages / 4U * (uint64_t)page;
+	return quarter < PF_SCAN_BUDGET_MAX ? quarter : PF_SCAN_BUDGET_MAX;
+}
+
+/*
+ * Charge what each device read keeps against the pass's budget, in scan order (lvm2's order
+ * for a full scan, else the order named), so which devices are dropped does not depend on
+ * how the reads happened to complete. Once a device does not fit, the budget counts as used
+ * up for every later device that keeps anything: their metadata is freed and they are left
+ * out, named, while the devices before them go on.
+ */
+static void apply_budget(struct pf_scan *s, uint64_t budget)
+{
+	bool used_up = false;
+
+	s->mem_budget_bytes = budget;
+	for (size_t i = 0; i < s->n; i++) {
+		struct pf_scan_dev *d = &s->devs[i];
+		uint64_t need;
+
+		if (d->outcome != PF_SCAN_READ)
+			continue;
+		need = pf_probe_bytes(&d->probe);
+		if (need == 0)
+			continue;
+		if (!used_up && need <= budget - s->mem_used_bytes) {
+			s->mem_used_bytes += need;
+			continue;
+		}
+		used_up = true;
+		pf_probe_release(&d->probe);
+		read_failed(d, -ENOMEM);
+		d->over_budget = true;
+		pf_diag_msg(&d->diag, "metadata memory budget of %llu MiB for this scan is used up",
+			    (unsigned long long)(budget >> 20));
+		s->n_over_budget++;
+	}
+}
+
 static void classify(const struct filters *f, struct pf_scan *s, int *err)
 {
 	for (size_t i = 0; i < s->n && !*err; i++) {
@@ -602,6 +659,9 @@ int pf_scan_run(const struct pf_scan_opts *o, struct pf_scan *ret)
 		r = read_all(o, &s, md_full);
 	if (r == 0)
 		classify(&f, &s, &r);
+	if (r == 0)
+		apply_budget(&s, o->mem_budget_bytes ? o->mem_budget_bytes
+						     : pf_scan_default_budget());
 	if (r == 0 && (!o->args || o->n_args > 1))
 		settle_duplicates(o->paths, &s, !o->args);
 out:

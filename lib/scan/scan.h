@@ -42,6 +42,7 @@ struct pf_scan_dev {
 	char reason[160]; /* PF_SCAN_EXCLUDED / PF_SCAN_DUPLICATE: why, lvm2's wording */
 	bool pvid_check;  /* excluded because its PVID is not in a devname devices file */
 	int status;	  /* PF_SCAN_FAILED: -errno (-ETIMEDOUT for a device that never answered) */
+	bool over_budget; /* PF_SCAN_FAILED (-ENOMEM): read, then dropped: the pass's budget */
 	struct pf_diag diag;
 	struct pf_probe probe;
 	const struct pf_scan_arg *arg; /* the argument that named it, or NULL */
@@ -64,6 +65,10 @@ struct pf_scan {
 	bool devfile_used;   /* a devices file decided, so filter and global_filter did not */
 	/* msg set: the devices file was read without its lock (held too long, unsafe lock dir) */
 	struct pf_diag devfile_unlocked;
+	/* Metadata memory: the pass's budget, what the devices kept use of it, and how many
+	   devices were dropped because it ran out (over_budget). */
+	uint64_t mem_budget_bytes, mem_used_bytes;
+	size_t n_over_budget;
 };
 
 struct pf_scan_opts {
@@ -75,7 +80,17 @@ struct pf_scan_opts {
 	unsigned lock_timeout_ms;	/* devices file lock; 0: PF_LVMLOCK_TIMEOUT_MS_DEFAULT */
 	const char *devicesfile;	/* --devicesfile: NULL settings, "" none, else a name */
 	bool no_aio;			/* read with pread (one device: no aio context to tear down) */
+	/* What the devices of the pass may keep of their metadata; 0: pf_scan_default_budget() */
+	uint64_t mem_budget_bytes;
 };
+
+/*
+ * The metadata kept across one pass (each device's first sectors, parsed VG copies) is
+ * capped, so that many devices at their per-PV caps cannot take the leader's memory: past
+ * the budget, devices in scan order are dropped as PF_SCAN_FAILED with over_budget set.
+ */
+#define PF_SCAN_BUDGET_MAX ((uint64_t)4 << 30)
+uint64_t pf_scan_default_budget(void);
 
 int pf_scan_run(const struct pf_scan_opts *o, struct pf_scan *ret) _nonnull_(1, 2) _must_check_;
 void pf_scan_release(struct pf_scan *s);

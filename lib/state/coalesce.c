@@ -662,19 +662,29 @@ static int scanned_save(struct pf_coalesce *c)
 		(void)close(fd);
 		return r;
 	}
+	errno = 0;
 	for (size_t i = 0; i < c->n_scanned; i++) {
 		const struct pf_scanned *s = &c->scanned[i];
 
 		(void)fprintf(f, "%u:%u %u %llu\n", s->major, s->minor, s->flags, s->seqnum);
 	}
+	/* The failed write's own errno (ENOSPC on a full /run), which the warning names. */
 	if (fflush(f) != 0 || ferror(f))
-		r = -EIO;
+		r = errno > 0 ? -errno : -EIO;
 	if (fclose(f) != 0 && r == 0)
 		r = -errno;
 	if (r == 0 && renameat(c->dir_fd, SCANNED_TMP, c->dir_fd, SCANNED_FILE) < 0)
 		r = -errno;
-	if (r < 0)
-		(void)unlinkat(c->dir_fd, SCANNED_TMP, 0);
+	if (r < 0) {
+		/*
+		 * A full /run has room for an empty record, which still says a full scan was done:
+		 * later leaders then read their own devices, not every device again.
+		 */
+		fd = openat(c->dir_fd, SCANNED_TMP, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0 || close(fd) < 0 ||
+		    renameat(c->dir_fd, SCANNED_TMP, c->dir_fd, SCANNED_FILE) < 0)
+			(void)unlinkat(c->dir_fd, SCANNED_TMP, 0);
+	}
 	return r;
 }
 

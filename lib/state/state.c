@@ -111,7 +111,8 @@ static int open_regular(const char *path, size_t max_bytes, int *ret_fd)
  * name only ever points at complete content. No fsync: the state lives on tmpfs, is rebuilt
  * after every boot, and lvm2 does not sync it either.
  */
-static int publish_once(const char *dir, const char *final, const char *data, size_t len)
+static int publish_once(const char *dir, const char *final, const char *data, size_t len,
+			int *ret_write_err)
 {
 	char tmp[PATH_MAX];
 	int fd = -1;
@@ -134,11 +135,13 @@ static int publish_once(const char *dir, const char *final, const char *data, si
 		return r;
 
 	r = pf_write_full(fd, data, len);
+	if (r < 0)
+		*ret_write_err = r;
 	/* The mode must not depend on the caller's umask. */
 	if (r == 0 && fchmod(fd, FILE_MODE) < 0)
 		r = -errno;
 	if (close(fd) < 0 && r == 0)
-		r = -errno;
+		r = *ret_write_err = -errno; /* a write error the filesystem reports late */
 	if (r == 0 && link(tmp, final) < 0)
 		r = -errno;
 	(void)unlink(tmp);
@@ -151,7 +154,8 @@ static int publish_once(const char *dir, const char *final, const char *data, si
  * a concurrent clear to remove. -EOPNOTSUPP where the filesystem or the caller's privileges
  * do not allow it (linking a descriptor needs CAP_DAC_READ_SEARCH).
  */
-static int publish_unnamed(const char *dir, const char *final, const char *data, size_t len)
+static int publish_unnamed(const char *dir, const char *final, const char *data, size_t len,
+			   int *ret_write_err)
 {
 	_cleanup_close_ int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, FILE_MODE);
 	int r;
@@ -159,6 +163,8 @@ static int publish_unnamed(const char *dir, const char *final, const char *data,
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? -errno : -EOPNOTSUPP;
 	r = pf_write_full(fd, data, len);
+	if (r < 0)
+		*ret_write_err = r;
 	/* The mode must not depend on the caller's umask. */
 	if (r == 0 && fchmod(fd, FILE_MODE) < 0)
 		r = -errno;
@@ -167,9 +173,17 @@ static int publish_unnamed(const char *dir, const char *final, const char *data,
 	return r;
 }
 
-static int publish(const char *dir, const char *final, const char *data, size_t len)
+/*
+ * Publish data as final. When the name could be had but not the content (a full /run), the
+ * error is also left in *ret_write_err, for callers that then claim the name as lvm2 does.
+ */
+static int publish(const char *dir, const char *final, const char *data, size_t len,
+		   int *ret_write_err)
 {
-	int r = publish_unnamed(dir, final, data, len);
+	int r;
+
+	*ret_write_err = 0;
+	r = publish_unnamed(dir, final, data, len, ret_write_err);
 
 	if (r != -EOPNOTSUPP)
 		return r;
@@ -180,7 +194,40 @@ static int publish(const char *dir, const char *final, const char *data, size_t 
 	 * came first, so write again. A missing directory fails the same way every time.
 	 */
 	for (unsigned int i = 0; i < PUBLISH_TRIES && r == -ENOENT; i++)
-		r = publish_once(dir, final, data, len);
+		r = publish_once(dir, final, data, len, ret_write_err);
+	return r;
+}
+
+/*
+ * lvm2 creates a state file before it writes its content, so when the write fails (ENOSPC)
+ * the empty file stays and still counts: the PV is online, the VG's lookup file is taken.
+ * We claim the name the same way, with an empty file, which a full filesystem still allows.
+ */
+static int claim_empty(const char *final)
+{
+	int fd = open(final, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, FILE_MODE);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, FILE_MODE) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	return r;
+}
+
+/* publish(), then with ret_write_err the empty claim when only the content failed. */
+static int publish_or_claim(const char *dir, const char *final, const char *data, size_t len,
+			    int *ret_write_err)
+{
+	int write_err, r = publish(dir, final, data, len, &write_err);
+
+	if (r < 0 && write_err < 0 && ret_write_err) {
+		r = claim_empty(final);
+		if (r == 0)
+			*ret_write_err = write_err;
+	}
 	return r;
 }
 
@@ -302,7 +349,7 @@ int pf_state_init(const char *run_dir)
 
 int pf_state_pv_online_write(const char *run_dir, const char *pvid, unsigned int major,
 			     unsigned int minor, const char *vgname, const char *devname,
-			     struct pf_state_pv *ret_existing)
+			     struct pf_state_pv *ret_existing, int *ret_write_err)
 {
 	char dir[PATH_MAX], final[PATH_MAX];
 	char text[PV_FILE_TEXT_MAX + 1];
@@ -329,8 +376,10 @@ int pf_state_pv_online_write(const char *run_dir, const char *pvid, unsigned int
 	if (devlen >= DEVNAME_MIN && devlen <= DEVNAME_MAX && !memchr(devname, '\n', devlen))
 		len += (size_t)snprintf(text + len, sizeof(text) - len, "dev:%s\n", devname);
 
+	if (ret_write_err)
+		*ret_write_err = 0;
 	for (unsigned int i = 0;; i++) {
-		r = publish(dir, final, text, len);
+		r = publish_or_claim(dir, final, text, len, ret_write_err);
 		if (r != -EEXIST)
 			return r;
 		r = pv_file_read(final, &old);
@@ -413,7 +462,7 @@ int pf_state_vg_online_claim(const char *run_dir, const char *vgname)
 }
 
 int pf_state_lookup_write(const char *run_dir, const char *vgname, const char *const *pvids,
-			  size_t n)
+			  size_t n, int *ret_write_err)
 {
 	char dir[PATH_MAX], final[PATH_MAX];
 	_cleanup_free_ char *text = NULL;
@@ -441,7 +490,9 @@ int pf_state_lookup_write(const char *run_dir, const char *vgname, const char *c
 		memcpy(text + i * (PF_STATE_ID_LEN + 1U), pvids[i], PF_STATE_ID_LEN);
 		text[i * (PF_STATE_ID_LEN + 1U) + PF_STATE_ID_LEN] = '\n';
 	}
-	return publish(dir, final, text, n * (PF_STATE_ID_LEN + 1U));
+	if (ret_write_err)
+		*ret_write_err = 0;
+	return publish_or_claim(dir, final, text, n * (PF_STATE_ID_LEN + 1U), ret_write_err);
 }
 
 /* The next piece lvm2's fgets(line, 64, fp) would return; false at the end of the text. */

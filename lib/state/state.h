@@ -50,10 +50,16 @@ int pf_state_init(const char *run_dir) _nonnull_(1) _must_check_;
  * written on failure, *ret_existing holds what the file says (0:0 and empty names when it
  * cannot be parsed) for the duplicate-PV message. vgname may be NULL (PV without metadata); a
  * devname of 5 or fewer, or 127 or more, characters, or holding a newline, is left out.
+ *
+ * When the file could be created but its content not written (ENOSPC on a full /run), lvm2
+ * keeps the empty file and counts the PV online. With ret_write_err non-NULL we do the same:
+ * 0 is returned, the empty file claims the name and *ret_write_err holds the write's error
+ * (else 0). With NULL, that error is returned and nothing is left behind.
  */
 int pf_state_pv_online_write(const char *run_dir, const char *pvid, unsigned int major,
 			     unsigned int minor, const char *vgname, const char *devname,
-			     struct pf_state_pv *ret_existing) _nonnull_(1, 2, 6, 7) _must_check_;
+			     struct pf_state_pv *ret_existing, int *ret_write_err)
+	_nonnull_(1, 2, 6, 7) _must_check_;
 
 /*
  * Read pvs_online/<pvid> by lvm2's rules: the first 511 bytes, "M:m" at the start (-EBADMSG
@@ -76,9 +82,10 @@ int pf_state_vg_online_claim(const char *run_dir, const char *vgname) _nonnull_(
 /*
  * Write pvs_lookup/<vgname>: each PVID + "\n", in the order given (metadata order), mode
  * 0600, whole or not at all. -EEXIST if the file exists already: lvm2 never rewrites it.
+ * ret_write_err as for pf_state_pv_online_write(): an empty file, as lvm2 leaves it.
  */
 int pf_state_lookup_write(const char *run_dir, const char *vgname, const char *const *pvids,
-			  size_t n) _nonnull_(1, 2, 3) _must_check_;
+			  size_t n, int *ret_write_err) _nonnull_(1, 2, 3) _must_check_;
 
 /*
  * Find the first pvs_lookup file (directory order, as lvm2) with a line starting with pvid,

@@ -9,8 +9,10 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1026,6 +1028,71 @@ START_TEST(test_dir_entry_not_taken)
 }
 END_TEST
 
+/* The round's last act: file writes past 0 bytes fail from here on (RLIMIT_FSIZE: EFBIG). */
+static int no_room_after_round(struct fake *f _unused_, struct pf_coalesce *c,
+			       const struct pf_coalesce_round *r _unused_)
+{
+	struct rlimit none = { 0, RLIM_INFINITY };
+
+	if (pf_coalesce_note_read(c, 8, 0, 0) < 0)
+		return -ENOMEM;
+
+	(void)getrlimit(RLIMIT_FSIZE, &none);
+	none.rlim_cur = 0;
+	(void)signal(SIGXFSZ, SIG_IGN);
+	return setrlimit(RLIMIT_FSIZE, &none) < 0 ? -errno : 0;
+}
+
+/*
+ * A /run with no room left: the warning names the write's own errno, not EIO, and an empty
+ * record still says a full scan was done, so the next leader reads only its own devices.
+ */
+START_TEST(test_lead_scanned_no_room)
+{
+	struct pf_coalesce c;
+	struct fake f = { .hook = no_room_after_round }, g = { 0 };
+	struct rlimit old;
+	char text[512] = "";
+	int pipefd[2], saved, r;
+	ssize_t n;
+	struct stat st;
+
+	open_c(&c);
+	ck_assert_int_eq(pf_coalesce_record(&c, 8, 0, 0, 1), 0);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	ck_assert_int_eq(pipe(pipefd), 0);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	ck_assert_int_ge(saved, 0);
+	ck_assert_int_ge(dup2(pipefd[1], STDERR_FILENO), 0);
+	ck_assert_int_eq(pf_coalesce_trylock(&c), 0);
+	/* No Check call until the limit is lifted: Check writes its own records to a file. */
+	r = pf_coalesce_lead(&c, false, &fake_ops, &f);
+	(void)setrlimit(RLIMIT_FSIZE, &old);
+	fflush(stderr);
+	ck_assert_int_ge(dup2(saved, STDERR_FILENO), 0);
+	close(saved);
+	close(pipefd[1]);
+	n = read(pipefd[0], text, sizeof(text) - 1);
+	close(pipefd[0]);
+	ck_assert_int_eq(r, 0);
+	ck_assert_int_gt(n, 0);
+	ck_assert_msg(strstr(text, "cannot save pvscan-fast/scanned: File too large."),
+		      "warning: %s", text);
+	ck_assert(f.rounds[0].full);
+	ck_assert_int_eq(stat(qp("scanned"), &st), 0);
+	ck_assert_int_eq(st.st_size, 0);
+	ck_assert(!exists(qp("scanned.tmp")));
+
+	ck_assert_int_eq(pf_coalesce_record(&c, 8, 16, 0, 2), 0);
+	lead_ok(&c, false, &g);
+	ck_assert(!g.rounds[0].full);
+	ck_assert_uint_eq(g.rounds[0].n, 1);
+	ck_assert(!item_covered(&g.rounds[0], 8, 16));
+	pf_coalesce_close(&c);
+}
+END_TEST
+
 START_TEST(test_lead_valid_scanned)
 {
 	static const char *const valid[] = { "", "8:0 0 100\n",
@@ -1319,6 +1386,7 @@ static Suite *make_suite(void)
 	tcase_add_test(lead_tc, test_lead_recovers_activations);
 	tcase_add_test(lead_tc, test_lead_damaged_scanned);
 	tcase_add_test(lead_tc, test_lead_valid_scanned);
+	tcase_add_test(lead_tc, test_lead_scanned_no_room);
 	tcase_add_test(lead_tc, test_lead_round_error);
 	tcase_add_test(lead_tc, test_lead_first_round_error_keeps_full);
 	tcase_add_test(lead_tc, test_note_gone);

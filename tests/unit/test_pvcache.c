@@ -3,9 +3,11 @@
 #include "config.h"
 
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "build.h"
@@ -260,6 +262,113 @@ START_TEST(test_bad_label_and_duplicate)
 }
 END_TEST
 
+/*
+ * One device with file writes refused past 0 bytes (RLIMIT_FSIZE: EFBIG), as a full /run
+ * refuses them with ENOSPC: files can be created, not filled. Nothing in between may call
+ * Check, which writes its own records to a file.
+ */
+static int scan_one_no_room(struct pf_pvcache *ps, const char *name, unsigned minor,
+			    const char *pvid, const char *text, size_t len)
+{
+	struct rlimit old, none = { 0, 0 };
+	struct pf_probe p;
+	int r;
+
+	probe_pv(&p, pvid, PF_PV_EXT_USED, text, len);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	(void)signal(SIGXFSZ, SIG_IGN);
+	none.rlim_max = old.rlim_max;
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &none), 0);
+	r = pf_pvcache_device(ps, name, 7, minor, &p);
+	(void)setrlimit(RLIMIT_FSIZE, &old);
+	pf_probe_release(&p);
+	return r;
+}
+
+static off_t file_size(const char *sub)
+{
+	char path[512];
+	struct stat st;
+
+	(void)snprintf(path, sizeof(path), "%s/%s", run_dir, sub);
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/*
+ * A full /run: lvm2 2.03.16 keeps the empty pvs_online and pvs_lookup files it could not
+ * fill, names each failure with its errno, counts the PV online and finds the VG complete.
+ * Scanned again, the device meets its own empty file: a duplicate of 0:0, as for lvm2.
+ */
+START_TEST(test_full_run_dir)
+{
+	struct pf_pvcache ps;
+	char text[4096], pvs[512];
+	size_t len;
+
+	(void)snprintf(pvs, sizeof(pvs), "%s%s", pv_a, pv_b);
+	len = vg_text(text, sizeof(text), "\"READ\", \"WRITE\"", "", pvs, lvs);
+	pf_pvcache_init(&ps, run_dir, PF_PVCACHE_CACHE | PF_PVCACHE_ACTIVATE, NULL);
+	ck_assert_int_eq(scan_one_no_room(&ps, "/dev/loop5", 5, PVID_A, text, len), 0);
+	ck_assert_uint_eq(ps.n_events, 4);
+	ck_assert_int_eq(ps.events[0].kind, PF_EV_ONLINE_WRITE_FAILED);
+	ck_assert_int_eq(ps.events[0].err, -EFBIG);
+	ck_assert_str_eq(ps.events[0].pvid, PVID_A);
+	ck_assert_str_eq(ps.events[0].run_dir, run_dir);
+	ck_assert_int_eq(ps.events[1].kind, PF_EV_LOOKUP_WRITE_FAILED);
+	ck_assert_int_eq(ps.events[1].err, -EFBIG);
+	ck_assert_str_eq(ps.events[1].vg, "vgt");
+	ck_assert_str_eq(ps.events[1].pvid, PVID_A);
+	ck_assert_int_eq(ps.events[2].kind, PF_EV_LOOKUP_WRITE_FAILED);
+	ck_assert_str_eq(ps.events[2].pvid, PVID_B);
+	ck_assert_int_eq(ps.events[3].kind, PF_EV_VG_INCOMPLETE);
+	ck_assert_uint_eq(ps.events[3].need, 1);
+	ck_assert_int_eq(file_size("pvs_online/" PVID_A), 0);
+	ck_assert_int_eq(file_size("pvs_lookup/vgt"), 0);
+
+	ck_assert_int_eq(scan_one_no_room(&ps, "/dev/loop6", 6, PVID_B, text, len), 0);
+	ck_assert_uint_eq(ps.n_events, 6);
+	ck_assert_int_eq(ps.events[4].kind, PF_EV_ONLINE_WRITE_FAILED);
+	ck_assert_str_eq(ps.events[4].pvid, PVID_B);
+	ck_assert_int_eq(ps.events[5].kind, PF_EV_VG_COMPLETE);
+	ck_assert_uint_eq(ps.n_complete, 1);
+	ck_assert_str_eq(ps.complete_vgs[0], "vgt");
+	ck_assert(!ps.failed);
+
+	/* room again: the empty file still names no devno */
+	scan_one(&ps, "/dev/loop6", 6, PVID_B, text, len);
+	ck_assert_int_eq(ps.events[6].kind, PF_EV_DUPLICATE);
+	ck_assert_uint_eq(ps.events[6].other_major, 0);
+	ck_assert_uint_eq(ps.events[6].other_minor, 0);
+	ck_assert_int_eq(ps.events[7].kind, PF_EV_ONLINE_FAILED);
+	ck_assert_int_eq(ps.events[7].err, 0); /* the duplicate line says why */
+	ck_assert(ps.failed);
+	pf_pvcache_release(&ps);
+}
+END_TEST
+
+/* No room for even an empty file (no inodes, a read-only /run): the PV is not online. */
+START_TEST(test_run_dir_unwritable)
+{
+	struct pf_pvcache ps;
+	char text[4096], path[512];
+	size_t len;
+
+	len = vg_text(text, sizeof(text), "\"READ\"", "", pv_a, "");
+	(void)snprintf(path, sizeof(path), "%s/pvs_online", run_dir);
+	ck_assert_int_eq(rmdir(path), 0);
+	pf_pvcache_init(&ps, run_dir, PF_PVCACHE_CACHE | PF_PVCACHE_ACTIVATE, NULL);
+	scan_one(&ps, "/dev/loop5", 5, PVID_A, text, len);
+	ck_assert_uint_eq(ps.n_events, 1);
+	ck_assert_int_eq(ps.events[0].kind, PF_EV_ONLINE_FAILED);
+	ck_assert_int_eq(ps.events[0].err, -ENOENT);
+	ck_assert_str_eq(ps.events[0].pvid, PVID_A);
+	ck_assert_uint_eq(ps.n_complete, 0);
+	ck_assert(ps.failed);
+	pf_pvcache_release(&ps);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+}
+END_TEST
+
 START_TEST(test_listvg_vgonline_and_listlvs)
 {
 	const unsigned flags = PF_PVCACHE_CACHE | PF_PVCACHE_LIST_VG | PF_PVCACHE_CHECK_COMPLETE |
@@ -308,6 +417,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_skips);
 	tcase_add_test(tc, test_bad_label_and_duplicate);
 	tcase_add_test(tc, test_listvg_vgonline_and_listlvs);
+	tcase_add_test(tc, test_full_run_dir);
+	tcase_add_test(tc, test_run_dir_unwritable);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -181,10 +181,10 @@ START_TEST(test_pv_online_bytes)
 	struct pf_state_pv ex = {0}, pv;
 
 	umask(0277);
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex),
-			 0);
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID4, 7, 4, NULL, "/dev/loop4", &ex),
-			 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex, NULL), 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID4, 7, 4, NULL, "/dev/loop4", &ex, NULL), 0);
 	umask(022);
 	assert_file(rp("pvs_online/" PVID5), with_vg, 26, 0600);
 	assert_file(rp("pvs_online/" PVID4), no_vg, 19, 0600);
@@ -200,11 +200,13 @@ START_TEST(test_pv_online_bytes)
 	ck_assert_str_eq(pv.devname, "/dev/loop4");
 
 	/* Large devnos in decimal. */
-	ck_assert_int_eq(
-	    pf_state_pv_online_write(run_dir, PVID6, 259, 1048575, "v", "/dev/nvme0n1p9", &ex), 0);
+	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID6, 259, 1048575, "v",
+						  "/dev/nvme0n1p9", &ex, NULL),
+			 0);
 	assert_file(rp("pvs_online/" PVID6), "259:1048575\nvg:v\ndev:/dev/nvme0n1p9\n", 36, 0600);
 	ck_assert_int_eq(
-	    pf_state_pv_online_write(run_dir, PVID7, 1U << 31, 1, NULL, "/dev/x1", &ex), -EINVAL);
+	    pf_state_pv_online_write(run_dir, PVID7, 1U << 31, 1, NULL, "/dev/x1", &ex, NULL),
+	    -EINVAL);
 }
 END_TEST
 
@@ -227,7 +229,8 @@ START_TEST(test_pv_online_devname_len)
 	memset(name, 'a', len);
 	memcpy(name, "/dev/", len < 5 ? len : 5);
 	name[len] = '\0';
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID5, 8, 16, "vg1", name, &ex), 0);
+	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID5, 8, 16, "vg1", name, &ex, NULL),
+			 0);
 	if (devname_cases[_i].kept)
 		n = snprintf(want, sizeof(want), "8:16\nvg:vg1\ndev:%s\n", name);
 	else
@@ -247,18 +250,20 @@ START_TEST(test_pv_online_names)
 	/* lvm2 writes a 127-character VG name but its reader gives up at 126. */
 	memset(vg, 'v', 127);
 	vg[127] = '\0';
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID5, 7, 5, vg, "/dev/loop5", &ex), 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID5, 7, 5, vg, "/dev/loop5", &ex, NULL), 0);
 	ck_assert_int_eq(pf_state_pv_online_read(run_dir, PVID5, &pv), 0);
 	ck_assert_str_eq(pv.vgname, "");
 	ck_assert_str_eq(pv.devname, "/dev/loop5");
 	vg[126] = '\0';
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID6, 7, 6, vg, "/dev/loop6", &ex), 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID6, 7, 6, vg, "/dev/loop6", &ex, NULL), 0);
 	ck_assert_int_eq(pf_state_pv_online_read(run_dir, PVID6, &pv), 0);
 	ck_assert_str_eq(pv.vgname, vg);
 
 	/* A newline in the device name must not forge a vg: line. */
 	ck_assert_int_eq(
-	    pf_state_pv_online_write(run_dir, PVID7, 7, 7, NULL, "/dev/x\nvg:evil", &ex), 0);
+	    pf_state_pv_online_write(run_dir, PVID7, 7, 7, NULL, "/dev/x\nvg:evil", &ex, NULL), 0);
 	assert_file(rp("pvs_online/" PVID7), "7:7\n", 4, 0600);
 }
 END_TEST
@@ -293,19 +298,20 @@ START_TEST(test_hostile_names)
 		const char *vg = bad_vgnames[i] ? bad_vgnames[i] : long_vg;
 
 		ck_assert_int_eq(pf_state_vg_online_claim(run_dir, vg), -EINVAL);
-		ck_assert_int_eq(pf_state_lookup_write(run_dir, vg, ids, 2), -EINVAL);
+		ck_assert_int_eq(pf_state_lookup_write(run_dir, vg, ids, 2, NULL), -EINVAL);
 		ck_assert_int_eq(
-		    pf_state_pv_online_write(run_dir, PVID5, 7, 5, vg, "/dev/loop5", &ex), -EINVAL);
+		    pf_state_pv_online_write(run_dir, PVID5, 7, 5, vg, "/dev/loop5", &ex, NULL),
+		    -EINVAL);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(bad_pvids); i++) {
 		const char *bad[] = {PVID5, bad_pvids[i]};
 
-		ck_assert_int_eq(
-		    pf_state_pv_online_write(run_dir, bad_pvids[i], 7, 5, "vg1", "/dev/loop5", &ex),
-		    -EINVAL);
+		ck_assert_int_eq(pf_state_pv_online_write(run_dir, bad_pvids[i], 7, 5, "vg1",
+							  "/dev/loop5", &ex, NULL),
+				 -EINVAL);
 		ck_assert_int_eq(pf_state_pv_online_read(run_dir, bad_pvids[i], &pv), -EINVAL);
 		ck_assert(!pf_state_pv_online_exists(run_dir, bad_pvids[i]));
-		ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", bad, 2), -EINVAL);
+		ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", bad, 2, NULL), -EINVAL);
 		ck_assert_int_eq(pf_state_lookup_find(run_dir, bad_pvids[i], &l), -EINVAL);
 	}
 	ck_assert_uint_eq(n_entries(rp("pvs_online")), 0);
@@ -322,14 +328,14 @@ START_TEST(test_pv_online_same_devno)
 	struct pf_state_pv ex = {.major = 99};
 	struct stat st1, st2;
 
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex),
-			 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex, NULL), 0);
 	age(rp("pvs_online/" PVID5));
 	ck_assert_int_eq(stat(rp("pvs_online/" PVID5), &st1), 0);
 
 	/* Same devno: success and untouched, even with another VG name (lvm2 keeps the old one). */
 	ck_assert_int_eq(
-	    pf_state_pv_online_write(run_dir, PVID5, 7, 5, "renamed", "/dev/other", &ex), 0);
+	    pf_state_pv_online_write(run_dir, PVID5, 7, 5, "renamed", "/dev/other", &ex, NULL), 0);
 	ck_assert_int_eq(stat(rp("pvs_online/" PVID5), &st2), 0);
 	ck_assert_uint_eq(st1.st_ino, st2.st_ino);
 	ck_assert_int_eq(st2.st_mtim.tv_sec, 1000000000);
@@ -346,26 +352,28 @@ START_TEST(test_pv_online_duplicate)
 	static const char want[] = "7:8\nvg:vg1\ndev:/dev/loop8\n";
 	struct pf_state_pv ex = {0};
 
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID5, 7, 8, "vg1", "/dev/loop8", &ex),
-			 0);
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID5, 7, 9, "vg2", "/dev/loop9", &ex),
-			 -EEXIST);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID5, 7, 8, "vg1", "/dev/loop8", &ex, NULL), 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID5, 7, 9, "vg2", "/dev/loop9", &ex, NULL),
+	    -EEXIST);
 	ck_assert_uint_eq(ex.major, 7);
 	ck_assert_uint_eq(ex.minor, 8);
 	ck_assert_str_eq(ex.vgname, "vg1");
 	ck_assert_str_eq(ex.devname, "/dev/loop8");
 	assert_file(rp("pvs_online/" PVID5), want, 26, 0600);
 	/* Same minor, other major is a duplicate too. */
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID5, 8, 8, "vg1", "/dev/sda", &ex),
-			 -EEXIST);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID5, 8, 8, "vg1", "/dev/sda", &ex, NULL), -EEXIST);
 	/* No temporary file is left behind. */
 	ck_assert_uint_eq(n_entries(rp("pvs_online")), 1);
 
 	/* An unparsable existing file compares as 0:0, as in lvm2. */
 	put(rp("pvs_online/" PVID6), "garbage", 7);
 	memset(&ex, 0x55, sizeof(ex));
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID6, 7, 6, "vg1", "/dev/loop6", &ex),
-			 -EEXIST);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID6, 7, 6, "vg1", "/dev/loop6", &ex, NULL),
+	    -EEXIST);
 	ck_assert_uint_eq(ex.major, 0);
 	ck_assert_uint_eq(ex.minor, 0);
 	ck_assert_str_eq(ex.vgname, "");
@@ -382,8 +390,8 @@ START_TEST(test_pv_online_stale_temp)
 	/* A crashed writer's temp with our own tid only costs a retry, and is left alone. */
 	snprintf(tmp, sizeof(tmp), "pvs_online/.pf~%d~0", (int)gettid());
 	put(rp("%s", tmp), "1:1\n", 4);
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex),
-			 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex, NULL), 0);
 	ck_assert_int_eq(slurp(rp("%s", tmp), buf, sizeof(buf)), 4);
 	ck_assert_uint_eq(n_entries(rp("pvs_online")), 2);
 	/* Readers skip it: 1:1 is not removed by devno; clear removes it once it is old. */
@@ -521,10 +529,10 @@ START_TEST(test_exists_count)
 	size_t online = 99;
 
 	ck_assert(!pf_state_pv_online_exists(run_dir, PVID5));
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex),
-			 0);
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID7, 7, 7, "vg1", "/dev/loop7", &ex),
-			 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex, NULL), 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID7, 7, 7, "vg1", "/dev/loop7", &ex, NULL), 0);
 	ck_assert(pf_state_pv_online_exists(run_dir, PVID5));
 	ck_assert(!pf_state_pv_online_exists(run_dir, PVID6));
 	ck_assert_int_eq(pf_state_count_online(run_dir, ids, 4, &online), 0);
@@ -561,15 +569,15 @@ START_TEST(test_lookup_write)
 	const char *other[] = {PVID4};
 
 	umask(0277);
-	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", ids, 3), 0);
+	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", ids, 3, NULL), 0);
 	umask(022);
 	assert_file(rp("pvs_lookup/vg1"), want, 99, 0600);
 	/* Never rewritten. */
-	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", other, 1), -EEXIST);
+	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", other, 1, NULL), -EEXIST);
 	assert_file(rp("pvs_lookup/vg1"), want, 99, 0600);
-	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg2", ids, 0), -EINVAL);
-	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg2", ids, PF_STATE_LOOKUP_PVS_MAX + 1),
-			 -E2BIG);
+	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg2", ids, 0, NULL), -EINVAL);
+	ck_assert_int_eq(
+	    pf_state_lookup_write(run_dir, "vg2", ids, PF_STATE_LOOKUP_PVS_MAX + 1, NULL), -E2BIG);
 	ck_assert_uint_eq(n_entries(rp("pvs_lookup")), 1);
 }
 END_TEST
@@ -581,8 +589,8 @@ START_TEST(test_lookup_find)
 	struct pf_state_lookup l = {0};
 
 	ck_assert_int_eq(pf_state_lookup_find(run_dir, PVID4, &l), -ENOENT);
-	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", vg1, 2), 0);
-	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg2", vg2, 2), 0);
+	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", vg1, 2, NULL), 0);
+	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg2", vg2, 2, NULL), 0);
 	ck_assert_int_eq(pf_state_lookup_find(run_dir, PVID4, &l), 0);
 	ck_assert_str_eq(l.vgname, "vg2");
 	ck_assert_uint_eq(l.n_pvids, 2);
@@ -664,15 +672,15 @@ START_TEST(test_remove_devno)
 	const char *ids[] = {PVID5, PVID6};
 	struct pf_state_pv ex;
 
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex),
-			 0);
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID6, 7, 6, "vg1", "/dev/loop6", &ex),
-			 0);
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID4, 7, 4, NULL, "/dev/loop4", &ex),
-			 0);
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID7, 7, 7, "vg2", "/dev/loop7", &ex),
-			 0);
-	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", ids, 2), 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex, NULL), 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID6, 7, 6, "vg1", "/dev/loop6", &ex, NULL), 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID4, 7, 4, NULL, "/dev/loop4", &ex, NULL), 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID7, 7, 7, "vg2", "/dev/loop7", &ex, NULL), 0);
+	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", ids, 2, NULL), 0);
 	ck_assert_int_eq(pf_state_vg_online_claim(run_dir, "vg1"), 0);
 	ck_assert_int_eq(pf_state_vg_online_claim(run_dir, "vg2"), 0);
 	/* lvm2 reads every non-dot name, whatever its length. */
@@ -717,11 +725,11 @@ START_TEST(test_clear)
 	const char *ids[] = {PVID5, PVID6};
 	struct pf_state_pv ex;
 
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex),
-			 0);
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID4, 7, 4, NULL, "/dev/loop4", &ex),
-			 0);
-	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", ids, 2), 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex, NULL), 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID4, 7, 4, NULL, "/dev/loop4", &ex, NULL), 0);
+	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", ids, 2, NULL), 0);
 	ck_assert_int_eq(pf_state_vg_online_claim(run_dir, "vg1"), 0);
 	put(rp("pvs_online/.pf~77~3"), "7:", 2);
 	age(rp("pvs_online/.pf~77~3"));
@@ -812,7 +820,7 @@ static int race_pv(unsigned int i)
 	int r;
 
 	snprintf(dev, sizeof(dev), "/dev/loop%u", i + 1);
-	r = pf_state_pv_online_write(run_dir, PVID5, 7, i + 1, "vg1", dev, &ex);
+	r = pf_state_pv_online_write(run_dir, PVID5, 7, i + 1, "vg1", dev, &ex, NULL);
 	if (r == 0)
 		return 0;
 	snprintf(want, sizeof(want), "/dev/loop%u", ex.minor);
@@ -864,8 +872,8 @@ static int race_lookup(unsigned int i)
 {
 	const char *a[] = {PVID5, PVID6, PVID7};
 	const char *b[] = {PVID4, PVID7};
-	int r = i % 2 ? pf_state_lookup_write(run_dir, "vg1", a, 3)
-		      : pf_state_lookup_write(run_dir, "vg1", b, 2);
+	int r = i % 2 ? pf_state_lookup_write(run_dir, "vg1", a, 3, NULL)
+		      : pf_state_lookup_write(run_dir, "vg1", b, 2, NULL);
 
 	return r == 0 ? 0 : r == -EEXIST ? 1 : 3;
 }
@@ -938,14 +946,15 @@ START_TEST(test_race_reader_sees_whole_files)
 	close(stop[0]);
 	for (unsigned int i = 0; i < 3000; i++) {
 		ck_assert_int_eq(
-		    pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex), 0);
-		ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", ids, 3), 0);
+		    pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex, NULL),
+		    0);
+		ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", ids, 3, NULL), 0);
 		ck_assert_int_eq(pf_state_clear(run_dir), 0);
 	}
 	/* Leave the files in place so the reader surely sees them whole at least once. */
-	ck_assert_int_eq(pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex),
-			 0);
-	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", ids, 3), 0);
+	ck_assert_int_eq(
+	    pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5", &ex, NULL), 0);
+	ck_assert_int_eq(pf_state_lookup_write(run_dir, "vg1", ids, 3, NULL), 0);
 	usleep(20000);
 	close(stop[1]);
 	ck_assert_int_eq(reap(reader), 0);
@@ -965,8 +974,8 @@ START_TEST(test_race_clear_vs_write)
 
 		for (unsigned int i = 0; i < 3000; i++) {
 			int r = pf_state_pv_online_write(run_dir, PVID5, 7, 5, "vg1", "/dev/loop5",
-							 &ex);
-			int l = pf_state_lookup_write(run_dir, "vg1", ids, 2);
+							 &ex, NULL);
+			int l = pf_state_lookup_write(run_dir, "vg1", ids, 2, NULL);
 
 			if (r != 0 || (l != 0 && l != -EEXIST))
 				_exit(1);
