@@ -41,16 +41,9 @@ use() {
 	ORDER="$ORDER $1"
 }
 
-# attach_rw FILE [LOSETUP_OPTS]: a writable loop device for a scratch copy, in T_DEV.
-attach_rw() {
-	# shellcheck disable=SC2086
-	T_DEV=$(losetup -f --show ${2:-} "$1") || { echo "FAIL: cannot attach $1" >&2; exit 1; }
-	T_LOOPS="$T_LOOPS $T_DEV"
-}
-
 # copy FIXTURE IMG NAME: a writable copy of a fixture image, attached; device in T_DEV.
 copy() {
-	attach_rw "$(t_unpack "$FIXTURES/$1/$2.img.xz" "$3.img")" "${4:-}"
+	t_attach_rw "$(t_unpack "$FIXTURES/$1/$2.img.xz" "$3.img")" "${4:-}"
 }
 
 # An msdos partition table with one partition (sectors 2048-43007) in sector 0, which LVM2
@@ -74,7 +67,7 @@ t_attach "$(t_unpack "$FIXTURES/orphan/d1.img.xz" orphan.img)"
 O=$T_DEV
 use "$O"
 truncate -s 3M "$T_DIR/tiny.img"
-attach_rw "$T_DIR/tiny.img"
+t_attach_rw "$T_DIR/tiny.img"
 TINY=$T_DEV
 use "$TINY"
 copy hyphens d1 foreign
@@ -94,10 +87,10 @@ for img in d1 d2; do
 	f=$(t_unpack "$FIXTURES/no-mda/$img.img.xz" "no-mda-$img.img")
 	add_mbr "$f"
 	if [ "$img" = d1 ]; then
-		attach_rw "$f" -P
+		t_attach_rw "$f" -P
 		M1=$T_DEV
 	else
-		attach_rw "$f"
+		t_attach_rw "$f"
 		M2=$T_DEV
 	fi
 	use "$T_DEV"

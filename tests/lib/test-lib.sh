@@ -68,6 +68,14 @@ t_attach() {
 	T_LOOPS="$T_LOOPS $T_DEV"
 }
 
+# t_attach_rw FILE [LOSETUP_OPTS]: a writable loop device for a scratch image, in T_DEV
+# (detached by t_cleanup, as t_attach's).
+t_attach_rw() {
+	# shellcheck disable=SC2086
+	T_DEV=$(losetup -f --show ${2:-} "$1") || { echo "FAIL: cannot attach $1" >&2; exit 1; }
+	T_LOOPS="$T_LOOPS $T_DEV"
+}
+
 t_detach() {
 	losetup -d "$1"
 	T_LOOPS=$(echo "$T_LOOPS" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' ')

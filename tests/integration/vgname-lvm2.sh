@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Two VGs with one name, as when a disk from another host carries a VG named like this host's:
+# against lvm2's pvscan under the same lvm.conf (see cache-lvm2.sh for how the two are
+# compared), a full scan warns at label scan and refuses the ambiguous name ("Multiple VGs found
+# with the same name: skipping vgsys", exit 5) while the other VGs activate; the per-device form
+# activates the VG of the first device and skips the other name; a foreign VG with the name is
+# no ambiguity (it is not this host's).
+#
+# The VGs are made here with lvm2, on scratch images (lvm2 refuses a second VG with a name it
+# can see, so each is made with only its own device visible).
+. "$(dirname "$0")/../lib/test-lib.sh"
+t_require lvm unshare mount truncate losetup cmp diff find sed
+. "$(dirname "$0")/../lib/lvm2-side.sh"
+
+# mkvg NAME VG LV [SYSTEM_ID]: a scratch PV with VG (one LV) on it, in T_DEV; SYSTEM_ID: the
+# VG then belongs to that host (set last: lvm2 changes no VG of another host's).
+mkvg() {
+	truncate -s 16M "$T_DIR/$1.img"
+	t_attach_rw "$T_DIR/$1.img"
+	{
+		lvm_tool pvcreate -q --devices "$T_DEV" "$T_DEV" &&
+			lvm_tool vgcreate -q --devices "$T_DEV" "$2" "$T_DEV" &&
+			lvm_tool lvcreate -q --devices "$T_DEV" -an -Zn -L 4M -n "$3" "$2" &&
+			{ [ -z "${4:-}" ] ||
+				lvm_tool vgchange -q -y --devices "$T_DEV" --systemid "$4" "$2"; }
+	} >"$T_DIR/mkvg.log" 2>&1 || {
+		echo "FAIL: cannot make VG $2 on $T_DEV" >&2
+		cat "$T_DIR/mkvg.log" >&2
+		exit 1
+	}
+}
+
+conf() {
+	t_lvm_conf "$ETC" "$1" "$T_CONF_NO_LISTS" "$(t_conf_events)"
+}
+
+conf ""
+mkvg sys vgsys root
+SYS=$T_DEV
+mkvg usb vgsys usb
+USB=$T_DEV
+mkvg other vgother lv
+OTHER=$T_DEV
+mkvg foreign vgsys lv otherhost
+FOREIGN=$T_DEV
+
+# Both local VGs named vgsys seen: lvm2's label scan warns (naming the later device's VG
+# first), and its activation skips the name.
+conf "$SYS $USB $OTHER"
+fresh
+step "full -aay, two VGs named vgsys" --state-except "$FULL_EXCEPT" --cache -aay \
+	--driverloaded n
+fresh
+step "full --cache, two VGs named vgsys" --state-except "$FULL_EXCEPT" --cache
+
+# One device at a time, as udev calls: the first VG claims the name, the other is skipped.
+fresh
+step "per device: the late disk's vgsys first" --cache -aay "$USB" --driverloaded n
+step "per device: then the host's vgsys" --cache -aay "$SYS" --driverloaded n
+step "per device: then vgother" --cache -aay "$OTHER" --driverloaded n
+
+# A VG with another host's system ID is not this host's: no ambiguity, no warning.
+conf "$SYS $OTHER $FOREIGN"
+fresh
+step "full -aay, vgsys and a foreign vgsys" --state-except "$FULL_EXCEPT" --cache -aay \
+	--driverloaded n
+
+t_done
