@@ -328,6 +328,21 @@ static void report(struct pf_autoactivate *a, const char *vg, const struct pf_ac
 		vg_failed(a, vg);
 }
 
+/* The batch's udev cookie, once made: journaled, so that a leader killed before the wait
+   leaves it to the next one to remove. */
+static void journal_cookie(struct pf_autoactivate *a, const struct pf_dm_batch *b)
+{
+	int r;
+
+	if (!a->c || !b->cookie || b->cookie == a->journaled_cookie)
+		return;
+	r = pf_coalesce_cookie_begin(a->c, b->cookie);
+	if (r < 0)
+		pf_warn("  WARNING: cannot journal udev cookie %u: %s.", (unsigned)b->cookie,
+			strerror(-r));
+	a->journaled_cookie = b->cookie;
+}
+
 /*
  * The end of a native batch: wait for udev once, then say what each VG came to and unlock.
  * Every line waits for this, so that what one VG printed is together, as lvm2 prints it.
@@ -335,7 +350,11 @@ static void report(struct pf_autoactivate *a, const char *vg, const struct pf_ac
 static void finish_batch(struct pf_autoactivate *a, struct pf_dm_batch *b,
 			 struct pf_activate_result *res, char (*names)[PF_NAME_MAX + 1], size_t n)
 {
+	uint32_t cookie = b->cookie;
 	int r = pf_dm_wait(b, PF_DM_UDEV_TIMEOUT_MS);
+
+	if (cookie && a->c)
+		pf_coalesce_cookie_end(a->c, cookie);
 
 	if (r == -ETIMEDOUT)
 		pf_warn("  WARNING: udev did not process the new devices within %u s; their links "
@@ -412,6 +431,7 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 				ao.lock_nowait = false;
 				r = pf_activate_vg(&ao, vgs[i].name, pvs, vg->n_pvs, &batch, &res);
 			}
+			journal_cookie(a, &batch);
 		}
 		/* --driverloaded n, no metadata at hand, out of memory: lvm2 decides */
 		if (r < 0) {

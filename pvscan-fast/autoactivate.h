@@ -27,6 +27,7 @@ struct pf_autoactivate {
 	size_t n_dup_pvids;
 	bool process_each; /* lvm2 would take its several-VG path (aapolicy.h) */
 	int status;	       /* PF_EXIT_FAILED once a VG failed */
+	uint32_t journaled_cookie; /* the batch cookie last journaled in c */
 };
 
 /*

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "activate/dm.h"
 #include "autoactivate.h"
 #include "base/grow.h"
 #include "base/log.h"
@@ -601,6 +602,15 @@ static int leader_recover_vg(void *ctx, struct pf_coalesce *c, const char *vg)
 	return 0;
 }
 
+/* A udev cookie a dead leader left: without device-mapper there is none to release. */
+static void leader_release_cookie(void *ctx _unused_, uint32_t cookie)
+{
+	int r = pf_dm_cookie_release(cookie);
+
+	if (r < 0)
+		pf_debug("  udev cookie %u: %s", (unsigned)cookie, strerror(-r));
+}
+
 /*
  * Coalesced: lead with the lock the command passed us, or (an admin's full scan) the one we
  * wait for. 1 when this invocation cannot coalesce (no queue: run plain), else the status.
@@ -608,7 +618,8 @@ static int leader_recover_vg(void *ctx, struct pf_coalesce *c, const char *vg)
 static int run_coalesced(struct cache_run *j)
 {
 	static const struct pf_coalesce_ops ops = { .round = leader_round,
-						    .recover_vg = leader_recover_vg };
+						    .recover_vg = leader_recover_vg,
+						    .release_cookie = leader_release_cookie };
 	const char *fdenv = getenv(PF_LEADER_FD_ENV);
 	struct pf_coalesce c;
 	int r;

@@ -225,6 +225,13 @@ int pf_dm_activate(struct pf_dm_batch *b, const struct pf_dm_table *t, uint32_t 
 	return 0;
 }
 
+int pf_dm_cookie_release(uint32_t cookie)
+{
+	int r = wait_cookie(cookie, 0);
+
+	return r == -ETIMEDOUT ? 0 : r;
+}
+
 int pf_dm_wait(struct pf_dm_batch *b, unsigned timeout_ms)
 {
 	int r = 0;

@@ -51,6 +51,13 @@ int pf_dm_activate(struct pf_dm_batch *b, const struct pf_dm_table *t, uint32_t 
 	_nonnull_(1, 2, 4, 5, 6) _must_check_;
 
 /*
+ * Count off and remove a udev cookie nobody waits for any more (a leader that died in a
+ * batch): its semaphore would otherwise stay until reboot. 0, or -EIO when there is no such
+ * cookie.
+ */
+int pf_dm_cookie_release(uint32_t cookie);
+
+/*
  * Wait until udev has processed every device the batch resumed (or timeout_ms passed: then
  * the semaphore is released anyway, so none is left behind), and let libdevmapper apply the
  * read-ahead. -ETIMEDOUT when udev did not answer in time.

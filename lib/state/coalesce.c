@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
@@ -31,7 +32,7 @@
 #define SCANNED_TMP "scanned.tmp"
 #define SCANNED_LINE_MAX 64U
 
-static const char *const queue_dirs[] = { "pending", "inflight", "activate" };
+static const char *const queue_dirs[] = { "pending", "inflight", "activate", "cookies" };
 
 /* mkdir that accepts an existing directory. */
 static int mkdir_at(int dirfd, const char *path)
@@ -64,7 +65,7 @@ int pf_coalesce_open(const char *run_dir, const char *lock_dir, const char *sys_
 		     struct pf_coalesce *ret)
 {
 	struct pf_coalesce c = { .dir_fd = -1, .pending_fd = -1, .inflight_fd = -1,
-				 .activate_fd = -1, .lock_fd = -1, .held_fd = -1 };
+				 .activate_fd = -1, .cookies_fd = -1, .lock_fd = -1, .held_fd = -1 };
 	_cleanup_close_ int run_fd = -1;
 	int r;
 
@@ -115,8 +116,8 @@ out:
 
 void pf_coalesce_close(struct pf_coalesce *c)
 {
-	int *fds[] = { &c->dir_fd,	 &c->pending_fd, &c->inflight_fd,
-		       &c->activate_fd, &c->lock_fd,	 &c->held_fd };
+	int *fds[] = { &c->dir_fd,  &c->pending_fd, &c->inflight_fd, &c->activate_fd,
+		       &c->cookies_fd, &c->lock_fd,	 &c->held_fd };
 
 	for (size_t i = 0; i < ARRAY_SIZE(fds); i++)
 		if (*fds[i] >= 0)
@@ -126,7 +127,8 @@ void pf_coalesce_close(struct pf_coalesce *c)
 	free(c->scanned);
 	free(c->taken);
 	memset(c, 0, sizeof(*c));
-	c->dir_fd = c->pending_fd = c->inflight_fd = c->activate_fd = c->lock_fd = -1;
+	c->dir_fd = c->pending_fd = c->inflight_fd = c->activate_fd = c->cookies_fd = -1;
+	c->lock_fd = -1;
 	c->held_fd = -1;
 }
 
@@ -386,6 +388,23 @@ static int found_entry(void *arg, const char *name)
 	return entry_ok(*dir_fd, name) ? 1 : 0;
 }
 
+static int cookie_parse(const char *name, uint32_t *ret)
+{
+	uint64_t v;
+
+	if (pf_parse_u64(name, UINT32_MAX, &v) < 0 || v == 0)
+		return -EINVAL;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+static int found_cookie(void *arg _unused_, const char *name)
+{
+	uint32_t cookie;
+
+	return cookie_parse(name, &cookie) == 0;
+}
+
 static int found_vg(void *arg, const char *name)
 {
 	const int *dir_fd = arg;
@@ -397,7 +416,8 @@ static int found_vg(void *arg, const char *name)
 
 int pf_coalesce_leftovers(const char *run_dir, bool *ret)
 {
-	static int (*const found[])(void *, const char *) = { found_entry, found_entry, found_vg };
+	static int (*const found[])(void *, const char *) = { found_entry, found_entry, found_vg,
+							      found_cookie };
 	_cleanup_close_ int run_fd = -1, dir_fd = -1;
 	int r;
 
@@ -776,6 +796,73 @@ void pf_coalesce_activation_end(struct pf_coalesce *c, const char *vgname)
 	}
 }
 
+static void cookie_name(char buf[static 16], uint32_t cookie)
+{
+	(void)snprintf(buf, 16, "%" PRIu32, cookie);
+}
+
+int pf_coalesce_cookie_begin(struct pf_coalesce *c, uint32_t cookie)
+{
+	int fd = queue_fd(c, &c->cookies_fd, "cookies");
+	char name[16];
+
+	if (fd < 0)
+		return fd;
+	cookie_name(name, cookie);
+	if (mknodat(fd, name, S_IFREG | FILE_MODE, 0) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+void pf_coalesce_cookie_end(struct pf_coalesce *c, uint32_t cookie)
+{
+	char name[16];
+
+	if (c->cookies_fd < 0)
+		return;
+	cookie_name(name, cookie);
+	if (unlinkat(c->cookies_fd, name, 0) < 0 && errno != ENOENT)
+		pf_warn("  WARNING: cannot remove udev cookie entry %s: %s.", name,
+			strerror(errno));
+}
+
+struct cookie_walk {
+	struct pf_coalesce *c;
+	const struct pf_coalesce_ops *ops;
+	void *ctx;
+};
+
+static int release_cookie(void *arg, const char *name)
+{
+	struct cookie_walk *w = arg;
+	uint32_t cookie;
+
+	if (cookie_parse(name, &cookie) < 0) {
+		(void)entry_is_valid(w->c->cookies_fd, "cookies", name); /* removes the junk */
+		return 0;
+	}
+	pf_debug("  releasing udev cookie %s of a leader that died", name);
+	if (w->ops->release_cookie)
+		w->ops->release_cookie(w->ctx, cookie);
+	if (unlinkat(w->c->cookies_fd, name, 0) < 0 && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/*
+ * A dead leader's udev cookies: a batch's cookie lives only while its leader holds the lock,
+ * so every entry found by the next leader is one nobody will ever wait for.
+ */
+static int recover_cookies(struct pf_coalesce *c, const struct pf_coalesce_ops *ops, void *ctx)
+{
+	struct cookie_walk w = { .c = c, .ops = ops, .ctx = ctx };
+	int fd = queue_fd(c, &c->cookies_fd, "cookies");
+
+	if (fd < 0)
+		return fd;
+	return for_each_entry(fd, release_cookie, &w);
+}
+
 /* An entry whose owner is alive (it holds the entry's flock) is not ours to finish. */
 static int claim_journal_entry(struct pf_coalesce *c, const char *vgname)
 {
@@ -859,7 +946,9 @@ again:
 		if (r < 0)
 			goto out_unlock;
 	}
-	r = recover_activations(c, ops, ctx);
+	r = recover_cookies(c, ops, ctx);
+	if (r >= 0)
+		r = recover_activations(c, ops, ctx);
 	if (r < 0)
 		goto out_unlock;
 	for (unsigned round = 0;; round++) {

@@ -11,6 +11,8 @@
  *   inflight/M:m,F,S   entries a leader took; a dead leader's are taken again by the next
  *   activate/VG        a VG being activated; a dead leader's are activated by the next (one
  *                      whose owner lives holds its flock)
+ *   cookies/N          a udev cookie (a SysV semaphore) a batch of activations waits on; a
+ *                      dead leader's are released by the next, so none is left behind
  *   scanned            what was read and at which uevent seqnum; absent until the first full
  *                      scan since boot (or after an admin's full scan started) completed
  *   <lock>/pvscan-fast.leader   flock()ed by the leader; the kernel drops it when it dies
@@ -23,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/macro.h"
 
@@ -53,7 +56,7 @@ struct pf_scanned {
 };
 
 struct pf_coalesce {
-	int dir_fd, pending_fd, inflight_fd, activate_fd; /* -1 until opened */
+	int dir_fd, pending_fd, inflight_fd, activate_fd, cookies_fd; /* -1 until opened */
 	int lock_fd;					   /* -1 unless we hold the lock */
 	int held_fd; /* flock on the activate/ entry we keep past the leader lock, or -1 */
 	char held_vg[128];
@@ -126,6 +129,8 @@ struct pf_coalesce_ops {
 	int (*round)(void *ctx, struct pf_coalesce *c, const struct pf_coalesce_round *r);
 	/* Activate a VG a dead leader left journaled (it was found complete then). */
 	int (*recover_vg)(void *ctx, struct pf_coalesce *c, const char *vgname);
+	/* Count off and remove a udev cookie a dead leader left (libdevmapper's semaphore). */
+	void (*release_cookie)(void *ctx, uint32_t cookie);
 };
 
 /*
@@ -156,6 +161,13 @@ void pf_coalesce_activation_end(struct pf_coalesce *c, const char *vgname) _nonn
  */
 int pf_coalesce_activation_hold(struct pf_coalesce *c, const char *vgname) _nonnull_(1, 2)
 	_must_check_;
+
+/*
+ * Journal a batch's udev cookie once libdevmapper made it, and end the entry once it was
+ * waited for: a leader killed between the two leaves it to the next (pf_coalesce_ops).
+ */
+int pf_coalesce_cookie_begin(struct pf_coalesce *c, uint32_t cookie) _nonnull_(1) _must_check_;
+void pf_coalesce_cookie_end(struct pf_coalesce *c, uint32_t cookie) _nonnull_(1);
 
 /* Pure, for tests: parse a queue entry name. 0 or -EINVAL. */
 int pf_coalesce_parse_entry(const char *name, unsigned *ret_major, unsigned *ret_minor,

@@ -137,6 +137,8 @@ struct fake {
 	fake_hook *hook; /* run inside every round; its result is the round's */
 	int vg_result;
 	void *arg;
+	uint32_t cookies[FAKE_VGS]; /* udev cookies released */
+	unsigned n_cookies;
 };
 
 static int fake_round(void *ctx, struct pf_coalesce *c, const struct pf_coalesce_round *r)
@@ -174,8 +176,17 @@ static int fake_recover_vg(void *ctx, struct pf_coalesce *c, const char *vgname)
 	return 0;
 }
 
+static void fake_release_cookie(void *ctx, uint32_t cookie)
+{
+	struct fake *f = ctx;
+
+	ck_assert_uint_lt(f->n_cookies, FAKE_VGS);
+	f->cookies[f->n_cookies++] = cookie;
+}
+
 static const struct pf_coalesce_ops fake_ops = { .round = fake_round,
-						 .recover_vg = fake_recover_vg };
+						 .recover_vg = fake_recover_vg,
+						 .release_cookie = fake_release_cookie };
 
 static const struct pf_pending *find_item(const struct fake_round *fr, unsigned major,
 					  unsigned minor)
@@ -349,6 +360,7 @@ START_TEST(test_open_creates_tree)
 	assert_dir_0700(qp("pending"));
 	assert_dir_0700(qp("inflight"));
 	assert_dir_0700(qp("activate"));
+	assert_dir_0700(qp("cookies"));
 	ck_assert(!exists(qp("scanned")));
 	ck_assert_int_eq(c.lock_fd, -1);
 	ck_assert_ptr_null(c.scanned);
@@ -962,6 +974,65 @@ START_TEST(test_lead_recovers_activations)
 }
 END_TEST
 
+/* A batch's udev cookie is journaled until waited for; a dead leader's the next releases. */
+START_TEST(test_lead_releases_cookies)
+{
+	struct pf_coalesce c, dead;
+	struct fake f = { 0 };
+
+	open_c(&c);
+	boot_scan(&c);
+	open_c(&dead);
+	ck_assert_int_eq(pf_coalesce_cookie_begin(&dead, 0x0d4d1234), 0);
+	ck_assert_int_eq(pf_coalesce_cookie_begin(&dead, 7), 0);
+	ck_assert(exists(qp("cookies/223154740")));
+	pf_coalesce_cookie_end(&dead, 7);
+	ck_assert(!exists(qp("cookies/7")));
+	pf_coalesce_close(&dead); /* killed before the wait: its entry stays */
+	put(qp("cookies/0"), "");
+	put(qp("cookies/junk"), "");
+	lead_ok(&c, false, &f);
+	ck_assert_uint_eq(f.n_cookies, 1);
+	ck_assert_uint_eq(f.cookies[0], 0x0d4d1234);
+	ck_assert(!exists(qp("cookies/223154740")));
+	ck_assert(!exists(qp("cookies/0")));
+	ck_assert(!exists(qp("cookies/junk")));
+	pf_coalesce_close(&c);
+}
+END_TEST
+
+/* What --recover looks at: nothing before the queue is used, then each kind of leftover. */
+START_TEST(test_leftovers)
+{
+	static const char *const kinds[] = { "pending/8:0,a,0", "inflight/8:0,a,0",
+					     "activate/vg0", "cookies/42" };
+	struct pf_coalesce c;
+	bool left = true;
+
+	ck_assert_int_eq(pf_coalesce_leftovers(run_dir, &left), 0);
+	ck_assert(!left);
+	open_c(&c);
+	/* the queue in use and no full scan completed since: a leader died in its first */
+	ck_assert_int_eq(pf_coalesce_leftovers(run_dir, &left), 0);
+	ck_assert(left);
+	boot_scan(&c);
+	ck_assert_int_eq(pf_coalesce_leftovers(run_dir, &left), 0);
+	ck_assert(!left);
+	/* junk is nobody's work */
+	put(qp("pending/junk"), "");
+	put(qp("activate/-x"), "");
+	ck_assert_int_eq(pf_coalesce_leftovers(run_dir, &left), 0);
+	ck_assert(!left);
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		put(qp(kinds[i]), "");
+		ck_assert_int_eq(pf_coalesce_leftovers(run_dir, &left), 0);
+		ck_assert_msg(left, "%s", kinds[i]);
+		ck_assert_int_eq(unlink(qp(kinds[i])), 0);
+	}
+	pf_coalesce_close(&c);
+}
+END_TEST
+
 START_TEST(test_lead_damaged_scanned)
 {
 	static const char *const damaged[] = {
@@ -1385,6 +1456,8 @@ static Suite *make_suite(void)
 	tcase_add_test(lead_tc, test_dir_entry_not_taken);
 	tcase_add_test(lead_tc, test_lead_recovers_activations);
 	tcase_add_test(lead_tc, test_lead_damaged_scanned);
+	tcase_add_test(lead_tc, test_lead_releases_cookies);
+	tcase_add_test(lead_tc, test_leftovers);
 	tcase_add_test(lead_tc, test_lead_valid_scanned);
 	tcase_add_test(lead_tc, test_lead_scanned_no_room);
 	tcase_add_test(lead_tc, test_lead_round_error);
