@@ -92,4 +92,32 @@ n_online=$(find "$RUN/lvm/pvs_online" -type f | wc -l)
 [ "$n_online" -eq "$N" ] && t_pass "$N PVs online" || t_fail "$n_online of $N PVs online"
 left=$(t_queue_left "$RUN/lvm" | wc -l)
 [ "$left" -eq 0 ] && t_pass "queue and journal empty" || t_fail "$left entries left in the queue"
+
+# The queue unusable (here its directory is a file; a /run out of inodes does the same): the
+# device cannot be recorded, so it is read alone, as lvm2's pvscan would, and still outside
+# the caller; the caller says why and returns at once.
+RUN="$T_DIR/run2"
+export PVSCAN_FAST_RUN_DIR="$RUN/lvm" PVSCAN_FAST_LOCK_DIR="$RUN/lock"
+mkdir -p "$RUN/lvm"
+: >"$RUN/lvm/pvscan-fast"
+: >"$ACT"
+set -- $(head -n 1 "$T_DIR/devs")
+out=$(invoke "$@")
+rc=$?
+case $rc/$out in
+"0/  WARNING: pvscan-fast: cannot queue the device: Not a directory; reading it alone.")
+	t_pass "queue unusable: the invocation says why and returns 0 at once" ;;
+*) t_fail "queue unusable: status $rc, output '$out'" ;;
+esac
+i=0
+while [ ! -s "$ACT" ] && [ $i -lt 600 ]; do
+	i=$((i + 1))
+	sleep 0.1
+done
+if [ "$(wc -l <"$ACT")" -eq 1 ] && ! awk -v s="$my_sid" '$1 == s { bad = 1 } END { exit !bad }' \
+	"$ACT" && [ "$(find "$RUN/lvm/pvs_online" -type f | wc -l)" -eq 1 ]; then
+	t_pass "queue unusable: the PV is online and its VG activated, outside the caller"
+else
+	t_fail "queue unusable: activations '$(cat "$ACT")'"
+fi
 t_done
