@@ -181,8 +181,12 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 			continue;
 		}
 		pf_report_autoactivation(o, vg, PF_REPORT_AA_RUN);
-		/* lvm2's several-VG path takes VGs by name: two VGs with this one, it takes none */
-		if (a.process_each && pf_aapolicy_vgname_ambiguous(&in, vgs, scan->n, vg))
+		/*
+		 * lvm2's several-VG path takes VGs by name: two VGs with this one, it takes
+		 * none. A full round (the first since boot, --recover) sees every device, so it
+		 * refuses too rather than let device order pick one (a stick named like root).
+		 */
+		if ((a.process_each || all) && pf_aapolicy_vgname_ambiguous(&in, vgs, scan->n, vg))
 			ambiguous[n_ambiguous++] = vg;
 		else
 			todo[n++] = complete[i];
