@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lockhold.h"
 #include "state/lvmlock.h"
 #include "unit.h"
 
@@ -197,48 +198,14 @@ START_TEST(test_devices_file_lock)
 }
 END_TEST
 
-/*
- * A child takes name in lock_dir with op (flock, as a hung lvm command would hold it) and
- * keeps it until the returned pipe is closed.
- */
+/* A child holds name in lock_dir with op, as a hung lvm command would. */
 static pid_t hold(const char *name, int op, int *ret_release)
 {
 	char path[PATH_MAX];
-	int ready[2], release[2];
-	pid_t pid;
-	char c;
 
 	(void)snprintf(path, sizeof(path), "%s/%s", lock_dir, name);
 	(void)mkdir(lock_dir, 0700);
-	ck_assert_int_eq(pipe(ready), 0);
-	ck_assert_int_eq(pipe(release), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
-
-		if (fd < 0 || flock(fd, op) < 0)
-			_exit(1);
-		(void)close(release[1]);
-		(void)write(ready[1], "x", 1);
-		(void)read(release[0], &c, 1); /* until the parent closes its end */
-		_exit(0);
-	}
-	(void)close(ready[1]);
-	(void)close(release[0]);
-	ck_assert_int_eq(read(ready[0], &c, 1), 1);
-	(void)close(ready[0]);
-	*ret_release = release[1];
-	return pid;
-}
-
-static void let_go(pid_t pid, int release)
-{
-	int st;
-
-	(void)close(release);
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return lock_hold(path, op, ret_release);
 }
 
 /* A holder that never lets go: the wait ends at the deadline, naming the lock file. */
@@ -257,7 +224,7 @@ START_TEST(test_deadline_fires)
 	ck_assert_ptr_nonnull(strstr(why.msg, "/V_vg not acquired within 1 s"));
 	/* tried once: busy, not timed out (callers holding other VG locks rely on it) */
 	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, 0, &l, &why), -EWOULDBLOCK);
-	let_go(pid, release);
+	lock_let_go(pid, release);
 	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", true, 100, &l, NULL), 0);
 	pf_lvmlock_release(&l);
 }
@@ -273,7 +240,7 @@ START_TEST(test_deadline_writer_priority)
 
 	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", false, 100, &l, &why), -ETIMEDOUT);
 	ck_assert_ptr_nonnull(strstr(why.msg, "/V_vg:aux not acquired within"));
-	let_go(pid, release);
+	lock_let_go(pid, release);
 	ck_assert_int_eq(pf_lvmlock_vg(lock_dir, "vg", false, 100, &l, NULL), 0);
 	pf_lvmlock_release(&l);
 }
@@ -291,7 +258,7 @@ START_TEST(test_devices_file_deadline)
 	ck_assert_ptr_nonnull(strstr(why.msg, "/D_system.devices not acquired within 100 ms"));
 	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "system.devices", 0, &l, &why),
 			 -EWOULDBLOCK);
-	let_go(pid, release);
+	lock_let_go(pid, release);
 	ck_assert_int_eq(pf_lvmlock_devices_file(lock_dir, "system.devices", 100, &l, NULL), 0);
 	pf_lvmlock_release(&l);
 }

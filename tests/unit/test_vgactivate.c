@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "activate/vgactivate.h"
+#include "lockhold.h"
 #include "unit.h"
 
 static char root[256];
@@ -38,35 +39,13 @@ static void teardown(void)
 	(void)nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* A child holds V_<vg> (a hung lvm command) until the returned descriptor is closed. */
+/* A child holds V_<vg> (a hung lvm command) until lock_let_go(). */
 static pid_t hold_vg(const char *vg, int *ret_release)
 {
 	char path[PATH_MAX];
-	int ready[2], release[2];
-	pid_t pid;
-	char c;
 
 	(void)snprintf(path, sizeof(path), "%s/V_%s", lock_dir, vg);
-	ck_assert_int_eq(pipe(ready), 0);
-	ck_assert_int_eq(pipe(release), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
-
-		if (fd < 0 || flock(fd, LOCK_EX) < 0)
-			_exit(1);
-		(void)close(release[1]);
-		(void)write(ready[1], "x", 1);
-		(void)read(release[0], &c, 1);
-		_exit(0);
-	}
-	(void)close(ready[1]);
-	(void)close(release[0]);
-	ck_assert_int_eq(read(ready[0], &c, 1), 1);
-	(void)close(ready[0]);
-	*ret_release = release[1];
-	return pid;
+	return lock_hold(path, LOCK_EX, ret_release);
 }
 
 /* The lock is held for ever: the VG fails with the lock file named, nothing else is tried. */
@@ -76,7 +55,7 @@ START_TEST(test_lock_timeout_fails_vg)
 	struct pf_activate_result res;
 	struct pf_dm_batch b = { 0 };
 	char want[PATH_MAX + 64];
-	int release, st;
+	int release;
 	pid_t pid = hold_vg("vg0", &release);
 
 	ck_assert_int_eq(pf_activate_vg(&o, "vg0", NULL, 0, &b, &res), 0);
@@ -93,9 +72,7 @@ START_TEST(test_lock_timeout_fails_vg)
 	o.lock_nowait = true;
 	ck_assert_int_eq(pf_activate_vg(&o, "vg0", NULL, 0, &b, &res), -EWOULDBLOCK);
 
-	(void)close(release);
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	lock_let_go(pid, release);
 }
 END_TEST
 
