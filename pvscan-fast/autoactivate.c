@@ -283,7 +283,8 @@ void pf_autoactivate_run(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1]
 	struct pf_activate_opts ao = { .lock_dir = a->paths->lock, .sys_dir = a->paths->sys,
 				       .settings = a->st, .dry_run = o->test,
 				       .dup_pvids = a->dup_pvids, .n_dup_pvids = a->n_dup_pvids,
-				       .process_each = a->process_each };
+				       .process_each = a->process_each,
+				       .timeout_ms = o->timeout_s * 1000U };
 	_cleanup_free_ struct pf_activate_result *held = NULL;
 	_cleanup_free_ char(*held_names)[PF_NAME_MAX + 1] = NULL;
 	_cleanup_free_ char(*lvm2_vgs)[PF_NAME_MAX + 1] = NULL;

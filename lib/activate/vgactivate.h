@@ -41,6 +41,8 @@ struct pf_activate_opts {
 	bool no_dm;   /* device-mapper is not there or not to be asked: nothing is active */
 	bool process_each; /* lvm2 would read the VG through process_each_vg (aapolicy.h) */
 	bool lock_nowait; /* the caller holds other VG locks: -EWOULDBLOCK rather than wait */
+	/* per PV, for reading the metadata again; 0: settings->scan_timeout_sec */
+	unsigned timeout_ms;
 };
 
 enum pf_activate_outcome {

@@ -732,7 +732,7 @@ static void paths_unknown(struct paths *ps, int err, const char *why)
 		if (ps->known[i])
 			continue;
 		d->status = err;
-		pf_diag_msg(&d->diag, "cannot open %s: %s: device left out", d->path, why);
+		pf_diag_msg(&d->diag, "%s not read: %s: device left out", d->path, why);
 	}
 }
 
