@@ -94,8 +94,9 @@ static int reread_vg(const char *vgname, const struct pf_activate_pv *pvs, size_
 		const struct pf_vg *vg;
 
 		/* an open that failed is a missing PV, as ever; not so a PV that went silent */
-		if (rd[k].status == -ETIMEDOUT || rd[k].status == -EPIPE || rd[k].status == -EPROTO ||
-		    (rd[k].opened && rd[k].status < 0)) {
+		int st = rd[k].status;
+
+		if (st == -ETIMEDOUT || st == -EPIPE || st == -EPROTO || (rd[k].opened && st < 0)) {
 			r = add_line(ret, PF_AAMSG_WARN, "WARNING: Reading %s again for VG %s: %s",
 				     pvs[i].path, vgname, rd[k].diag.msg);
 			if (r < 0)

@@ -57,7 +57,7 @@ static void act(const char *action, size_t len)
 	}
 }
 
-/* The action for step in PVSCAN_FAST_INJECT, or NULL; *ret_len its length. */
+/* The first action for step in the spec from "from" on, or NULL; *ret_len its length. */
 static const char *find_action(const char *step, const char *from, size_t *ret_len)
 {
 	size_t steplen = strlen(step);
@@ -103,22 +103,12 @@ int pf_inject_fail(const char *step)
 
 void pf_inject(const char *step)
 {
-	const char *spec = getenv("PVSCAN_FAST_INJECT");
-	size_t steplen = strlen(step);
+	const char *spec = getenv("PVSCAN_FAST_INJECT"), *a;
+	size_t len = 0;
 
-	while (spec && *spec) {
-		const char *comma = strchr(spec, ',');
-		const char *colon = memchr(spec, ':', comma ? (size_t)(comma - spec) : strlen(spec));
-		size_t itemlen = comma ? (size_t)(comma - spec) : strlen(spec);
-
-		if (colon) {
-			size_t namelen = (size_t)(colon - spec);
-
-			if ((namelen == 1 && spec[0] == '*') ||
-			    (namelen == steplen && memcmp(spec, step, steplen) == 0))
-				act(colon + 1, itemlen - namelen - 1);
-		}
-		spec = comma ? comma + 1 : NULL;
+	while ((a = find_action(step, spec, &len))) {
+		act(a, len);
+		spec = a + len;
 	}
 }
 #else

@@ -294,7 +294,8 @@ static struct opener *open_all(const struct pf_reader_dev *devs, size_t n, unsig
 		for (size_t i = 0; i < n; i++) {
 			if (o->s[i].st != OS_DONE)
 				continue;
-			pf_rec_put_open(buf + len, buf + len + PF_REC_HDR, (uint32_t)i, &o->s[i].res);
+			pf_rec_put_open(buf + len, buf + len + PF_REC_HDR, (uint32_t)i,
+					&o->s[i].res);
 			len += PF_REC_HDR + PF_REC_OPEN_LEN;
 			o->s[i].st = OS_REPORTED;
 			n_reported++;
@@ -497,9 +498,11 @@ static int paths_all_known(struct intake *in)
 	for (size_t i = 0; i < ps->n; i++) {
 		if (!ps->devs[i].opened)
 			continue;
+		const struct pf_probe *p = ps->devs[i].probe;
+
 		ps->t[ps->m] = (struct pf_aio_target){ .fd = -1,
-						       .size_bytes = ps->devs[i].probe->dev_size_bytes,
-						       .lbs = ps->devs[i].probe->md.lbs,
+						       .size_bytes = p->dev_size_bytes,
+						       .lbs = p->md.lbs,
 						       .probe = ps->devs[i].probe };
 		ps->which[ps->m++] = i;
 	}

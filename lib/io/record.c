@@ -142,7 +142,9 @@ int pf_rec_get_done(struct pf_span p, struct pf_aio_stats *ret)
 void pf_rec_put_open(uint8_t hdr[PF_REC_HDR], uint8_t payload[PF_REC_OPEN_LEN], uint32_t dev,
 		     const struct pf_rec_open *o)
 {
-	struct pf_rec h = { .type = PF_REC_OPEN, .dev = dev, .len = PF_REC_OPEN_LEN, .val = o->err };
+	struct pf_rec h = {
+		.type = PF_REC_OPEN, .dev = dev, .len = PF_REC_OPEN_LEN, .val = o->err
+	};
 	uint32_t flags = (o->direct ? PF_REC_OPEN_DIRECT : 0U) | (o->hung ? PF_REC_OPEN_HUNG : 0U);
 
 	memset(payload, 0, PF_REC_OPEN_LEN);

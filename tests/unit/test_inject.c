@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* PVSCAN_FAST_INJECT in a test build: which steps match, crash, delay, fail, and what is ignored. */
+/* PVSCAN_FAST_INJECT in a test build: steps matched, crash, delay, fail, what is ignored. */
 #include "config.h"
 
 #include <signal.h>

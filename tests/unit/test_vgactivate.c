@@ -33,9 +33,11 @@ static size_t vg_text(char *buf, size_t len)
 			 "extent_size = 8\nmax_lv = 0\nmax_pv = 0\n"
 			 "physical_volumes {\n"
 			 "pv0 {\nid = \"sJBIRv-tuEF-Ck1N-Kvbd-PtdU-y4nd-QtE4a1\"\n"
-			 "status = [\"ALLOCATABLE\"]\ndev_size = 4096\npe_start = 8\npe_count = 1\n}\n"
+			 "status = [\"ALLOCATABLE\"]\ndev_size = 4096\npe_start = 8\n"
+			 "pe_count = 1\n}\n"
 			 "pv1 {\nid = \"AAAAAA-AAAA-AAAA-AAAA-AAAA-AAAA-AAAAAA\"\n"
-			 "status = [\"ALLOCATABLE\"]\ndev_size = 4096\npe_start = 8\npe_count = 1\n}\n"
+			 "status = [\"ALLOCATABLE\"]\ndev_size = 4096\npe_start = 8\n"
+			 "pe_count = 1\n}\n"
 			 "}\n}\ncontents = \"Text Format Volume Group\"\nversion = 1\n");
 
 	ck_assert_int_gt(n, 0);
