@@ -221,12 +221,15 @@ static bool start_worker(struct opener *o)
 	return ok;
 }
 
-/* Give up on opens past their deadline, and on the queue once too many threads hang. */
-static void open_expire(struct opener *o, uint64_t timeout_ns, unsigned *n_hung)
+/*
+ * Give up on opens past their deadline, and on the queue once too many threads
+ * hang. Slots below lo are reported, those from o->next on not yet started.
+ */
+static void open_expire(struct opener *o, size_t lo, uint64_t timeout_ns, unsigned *n_hung)
 {
 	uint64_t now = pf_now_ns();
 
-	for (size_t i = 0; i < o->n; i++) {
+	for (size_t i = lo; i < o->next; i++) {
 		struct open_slot *s = &o->s[i];
 
 		if (s->st != OS_OPENING || now - s->start_ns < timeout_ns)
@@ -238,20 +241,22 @@ static void open_expire(struct opener *o, uint64_t timeout_ns, unsigned *n_hung)
 		if (++*n_hung < OPEN_HUNG_MAX && o->next < o->n && start_worker(o))
 			continue;
 		for (; o->next < o->n; o->next++) {
-			o->s[o->next].res = (struct pf_rec_open){ .err = -EBUSY };
-			o->s[o->next].fd = -1;
-			o->s[o->next].st = OS_DONE;
+			struct open_slot *q = &o->s[o->next];
+
+			q->res = (struct pf_rec_open){ .err = -EBUSY, .not_tried = true };
+			q->fd = -1;
+			q->st = OS_DONE;
 			o->n_done++;
 		}
 	}
 }
 
 /* The earliest deadline of an open in progress, or now plus a tick. */
-static uint64_t open_next_wake(const struct opener *o, uint64_t timeout_ns)
+static uint64_t open_next_wake(const struct opener *o, size_t lo, uint64_t timeout_ns)
 {
 	uint64_t wake = pf_now_ns() + PF_TEE_TICK_MS * NSEC_PER_MSEC;
 
-	for (size_t i = 0; i < o->n; i++)
+	for (size_t i = lo; i < o->next; i++)
 		if (o->s[i].st == OS_OPENING && o->s[i].start_ns + timeout_ns < wake)
 			wake = o->s[i].start_ns + timeout_ns;
 	return wake;
@@ -271,7 +276,7 @@ static struct opener *open_all(const struct pf_reader_dev *devs, size_t n, unsig
 	struct opener *o = calloc(1, sizeof(*o));
 	pthread_condattr_t ca;
 	unsigned n_hung = 0, n_threads = 0;
-	size_t n_reported = 0;
+	size_t lo = 0; /* every slot below is reported */
 
 	if (!o || !buf || pthread_condattr_init(&ca) != 0)
 		return NULL;
@@ -286,20 +291,21 @@ static struct opener *open_all(const struct pf_reader_dev *devs, size_t n, unsig
 	if (n_threads == 0)
 		(void)open_worker(o); /* no thread to spare: one by one, with no deadline */
 	(void)pthread_mutex_lock(&o->mu);
-	while (n_reported < n) {
+	while (lo < n) {
 		struct timespec ts;
 		size_t len = 0;
 
-		open_expire(o, timeout_ns, &n_hung);
-		for (size_t i = 0; i < n; i++) {
+		open_expire(o, lo, timeout_ns, &n_hung);
+		for (size_t i = lo; i < o->next; i++) {
 			if (o->s[i].st != OS_DONE)
 				continue;
 			pf_rec_put_open(buf + len, buf + len + PF_REC_HDR, (uint32_t)i,
 					&o->s[i].res);
 			len += PF_REC_HDR + PF_REC_OPEN_LEN;
 			o->s[i].st = OS_REPORTED;
-			n_reported++;
 		}
+		while (lo < o->next && o->s[lo].st == OS_REPORTED)
+			lo++;
 		if (len == 0 && pf_now_ns() - last_write >= PF_TEE_TICK_MS * NSEC_PER_MSEC) {
 			pf_rec_put(buf, &(struct pf_rec){ .type = PF_REC_TICK });
 			len = PF_REC_HDR;
@@ -315,7 +321,7 @@ static struct opener *open_all(const struct pf_reader_dev *devs, size_t n, unsig
 			(void)pthread_mutex_lock(&o->mu);
 			continue;
 		}
-		ts = pf_timespec_from_ns(open_next_wake(o, timeout_ns));
+		ts = pf_timespec_from_ns(open_next_wake(o, lo, timeout_ns));
 		(void)pthread_cond_timedwait(&o->cv, &o->mu, &ts);
 	}
 	(void)pthread_mutex_unlock(&o->mu);
@@ -481,11 +487,11 @@ static void paths_opened(struct paths *ps, size_t i, const struct pf_rec_open *o
 	if (o->hung)
 		pf_diag_msg(&d->diag, "cannot open %s: no answer within %u ms: device left out",
 			    d->path, ps->timeout_ms);
-	else if (o->err == -EBUSY)
+	else if (o->not_tried)
 		pf_diag_msg(&d->diag,
-			    "cannot open %s: %u opens of other devices never returned: device "
-			    "left out",
-			    d->path, OPEN_HUNG_MAX);
+			    "cannot open %s: not tried, too many opens of other devices never "
+			    "returned: device left out",
+			    d->path);
 	else if (o->err < 0)
 		pf_diag_msg(&d->diag, "cannot open %s: %s", d->path, strerror(-o->err));
 }

@@ -145,7 +145,8 @@ void pf_rec_put_open(uint8_t hdr[PF_REC_HDR], uint8_t payload[PF_REC_OPEN_LEN], 
 	struct pf_rec h = {
 		.type = PF_REC_OPEN, .dev = dev, .len = PF_REC_OPEN_LEN, .val = o->err
 	};
-	uint32_t flags = (o->direct ? PF_REC_OPEN_DIRECT : 0U) | (o->hung ? PF_REC_OPEN_HUNG : 0U);
+	uint32_t flags = (o->direct ? PF_REC_OPEN_DIRECT : 0U) | (o->hung ? PF_REC_OPEN_HUNG : 0U) |
+			 (o->not_tried ? PF_REC_OPEN_NOT_TRIED : 0U);
 
 	memset(payload, 0, PF_REC_OPEN_LEN);
 	if (o->err == 0) {
@@ -165,11 +166,12 @@ int pf_rec_get_open(const struct pf_rec *h, struct pf_span p, struct pf_rec_open
 	    pf_span_le64(p, 0, &o.size_bytes) < 0 || pf_span_le32(p, 8, &lbs) < 0 ||
 	    pf_span_le32(p, 12, &flags) < 0)
 		return -EBADMSG;
-	if (flags & ~(PF_REC_OPEN_DIRECT | PF_REC_OPEN_HUNG))
+	if (flags & ~(PF_REC_OPEN_DIRECT | PF_REC_OPEN_HUNG | PF_REC_OPEN_NOT_TRIED))
 		return -EBADMSG;
 	o.direct = (flags & PF_REC_OPEN_DIRECT) != 0;
 	o.hung = (flags & PF_REC_OPEN_HUNG) != 0;
-	if (o.hung && o.err != -ETIMEDOUT)
+	o.not_tried = (flags & PF_REC_OPEN_NOT_TRIED) != 0;
+	if ((o.hung && o.err != -ETIMEDOUT) || (o.not_tried && o.err != -EBUSY))
 		return -EBADMSG;
 	if (o.err == 0 && (o.size_bytes > INT64_MAX || lbs < 512 || lbs > PF_AIO_LBS_MAX ||
 			   (lbs & (lbs - 1)) != 0))

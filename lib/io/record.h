@@ -33,8 +33,9 @@
 #define PF_REC_DONE_LEN 56U
 #define PF_REC_OPEN_LEN 16U
 /* OPEN flags */
-#define PF_REC_OPEN_DIRECT 1U /* the descriptor is O_DIRECT */
-#define PF_REC_OPEN_HUNG 2U   /* open() did not return within the timeout (value -ETIMEDOUT) */
+#define PF_REC_OPEN_DIRECT 1U    /* the descriptor is O_DIRECT */
+#define PF_REC_OPEN_HUNG 2U      /* open() did not return within the timeout (value -ETIMEDOUT) */
+#define PF_REC_OPEN_NOT_TRIED 4U /* too many opens hung to try this one (value -EBUSY) */
 /* Largest FEED payload: what the async scan may hand a probe at once. */
 #define PF_REC_FEED_MAX PF_AIO_READ_MAX
 
@@ -68,6 +69,7 @@ struct pf_rec_end {
 struct pf_rec_open {
 	int err; /* 0 or -errno */
 	bool hung;
+	bool not_tried;
 	bool direct;
 	unsigned lbs;
 	uint64_t size_bytes;
@@ -115,8 +117,9 @@ void pf_rec_put_open(uint8_t hdr[PF_REC_HDR], uint8_t payload[PF_REC_OPEN_LEN], 
 
 /*
  * The result in OPEN record h's payload p. Returns 0, or -EBADMSG when p is not
- * PF_REC_OPEN_LEN bytes, has unknown flags, says hung with another error than -ETIMEDOUT, or
- * says opened with a size over INT64_MAX or a block size the scan cannot use.
+ * PF_REC_OPEN_LEN bytes, has unknown flags, says hung with another error than -ETIMEDOUT or
+ * not tried with another than -EBUSY, or says opened with a size over INT64_MAX or a block
+ * size the scan cannot use.
  */
 int pf_rec_get_open(const struct pf_rec *h, struct pf_span p, struct pf_rec_open *ret)
 	_nonnull_(1, 3) _must_check_;

@@ -205,6 +205,7 @@ START_TEST(test_open_round_trip)
 		{ .err = -ENOENT },
 		{ .err = -ETIMEDOUT, .hung = true },
 		{ .err = -ETIMEDOUT },
+		{ .err = -EBUSY, .not_tried = true },
 	};
 	uint8_t h[PF_REC_HDR], p[PF_REC_OPEN_LEN];
 
@@ -221,6 +222,7 @@ START_TEST(test_open_round_trip)
 			      "record %zu", i);
 		ck_assert_int_eq(out.err, in[i].err);
 		ck_assert(out.hung == in[i].hung);
+		ck_assert(out.not_tried == in[i].not_tried);
 		ck_assert(out.direct == in[i].direct);
 		ck_assert_uint_eq(out.lbs, in[i].lbs);
 		ck_assert_uint_eq(out.size_bytes, in[i].size_bytes);
@@ -243,7 +245,8 @@ START_TEST(test_open_refused)
 		{ 0, 8, 4, 256 },
 		{ 0, 8, 4, 1000 },
 		{ 0, 8, 4, 2 * PF_AIO_LBS_MAX },
-		{ 0, 12, 4, 4 },		   /* unknown flag */
+		{ 0, 12, 4, 8 },		   /* unknown flag */
+		{ -EIO, 12, 4, PF_REC_OPEN_NOT_TRIED },
 		{ -EIO, 12, 4, PF_REC_OPEN_HUNG }, /* hung, but not a timeout */
 		{ 0, 12, 4, PF_REC_OPEN_HUNG },
 	};
