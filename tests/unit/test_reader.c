@@ -731,6 +731,58 @@ START_TEST(test_paths_open_hangs)
 }
 END_TEST
 
+/*
+ * More opens hang than the reader leaves threads behind for: past that bound
+ * the devices not yet tried are failed, saying why, and the scan still ends.
+ */
+START_TEST(test_paths_opens_hang_bound)
+{
+	enum { N_FIFOS = 80 };
+	char dir[] = "/tmp/pf-reader-XXXXXX";
+	char (*paths)[64] = calloc(N_FIFOS + 1, sizeof(*paths));
+	struct pf_reader_dev *rd = calloc(N_FIFOS + 1, sizeof(*rd));
+	struct pf_probe *p = calloc(N_FIFOS + 1, sizeof(*p));
+	uint8_t *img = make_image(&L_BASIC);
+	struct pf_reader_opts ro = { .timeout_ms = 200 };
+	unsigned n_hung = 0;
+
+	ck_assert_ptr_nonnull(paths);
+	ck_assert_ptr_nonnull(rd);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (size_t i = 0; i <= N_FIFOS; i++) {
+		(void)snprintf(paths[i], sizeof(paths[i]), "%s/p%zu", dir, i);
+		if (i < N_FIFOS)
+			ck_assert_int_eq(mkfifo(paths[i], 0600), 0);
+		else
+			write_file(paths[i], img, L_BASIC.size);
+		rd[i] = (struct pf_reader_dev){ .path = paths[i], .probe = &p[i] };
+	}
+	ck_assert_int_eq(pf_reader_scan_paths(rd, N_FIFOS + 1, &ro, NULL), 0);
+	for (size_t i = 0; i <= N_FIFOS; i++) {
+		ck_assert(!rd[i].opened);
+		if (rd[i].status == -ETIMEDOUT) {
+			ck_assert_ptr_nonnull(strstr(rd[i].diag.msg, "no answer within 200 ms"));
+			n_hung++;
+		} else {
+			ck_assert_int_eq(rd[i].status, -EBUSY);
+			ck_assert_ptr_nonnull(strstr(rd[i].diag.msg, "not tried"));
+		}
+		pf_probe_release(&p[i]);
+		(void)unlink(paths[i]);
+	}
+	/* The last device, a good one, was never tried: too many opens before it hung. */
+	ck_assert_int_eq(rd[N_FIFOS].status, -EBUSY);
+	ck_assert_uint_ge(n_hung, 64);
+	assert_no_child();
+	(void)rmdir(dir);
+	free(img);
+	free(paths);
+	free(rd);
+	free(p);
+}
+END_TEST
+
 /* A reader that cannot be started: the scan fails with the reason, every device says it. */
 START_TEST(test_paths_cannot_start)
 {
@@ -823,6 +875,7 @@ static Suite *make_suite(void)
 	tcase_add_loop_test(tp, test_paths_match_pread, 0, 4);
 	tcase_add_test(tp, test_paths_many);
 	tcase_add_test(tp, test_paths_open_hangs);
+	tcase_add_test(tp, test_paths_opens_hang_bound);
 	tcase_add_test(tp, test_paths_cannot_start);
 	tcase_add_loop_test(tp, test_paths_bad_args, 0, 4);
 	suite_add_tcase(s, tp);
