@@ -164,18 +164,8 @@ check 'grep -q "^$G: PV " "$T_DIR/file.out"' "file: the other device still dumpe
 # ---- the stuck reads ----
 
 # The readers that made them are still there (the kernel holds a process with a read in
-# flight), nobody's child here, and they hold no output pipe (cat ended above). They closed
-# every device, the dead one too once they gave up on it (lib/io/reader.h), and one waiting
-# in exit for its reads has let go of its memory (no command line to read): they are the
-# processes of this test's process group running pvscan-fast.
-pgrp_of() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f3; }
-pgrp=$(pgrp_of $$)
-readers=""
-for p in /proc/[0-9]*; do
-	case "$(cat "$p/comm" 2>/dev/null)" in
-	pvscan-fast*) [ "$(pgrp_of "${p#/proc/}")" = "$pgrp" ] && readers="$readers ${p#/proc/}" ;;
-	esac
-done
+# flight), nobody's child here, and they hold no output pipe (cat ended above).
+readers=$(t_readers | tr '\n' ' ')
 echo "readers still waiting: $readers"
 check '[ -n "$(echo $readers)" ]' "the dumps exited while their readers wait for stuck reads"
 t_blockfs_release
