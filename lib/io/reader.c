@@ -318,6 +318,7 @@ static struct opener *open_all(const struct pf_reader_dev *devs, size_t n, unsig
 			last_write = pf_now_ns();
 			if (r < 0)
 				return NULL;
+			pf_inject("reader-opens-sent");
 			(void)pthread_mutex_lock(&o->mu);
 			continue;
 		}
@@ -496,16 +497,20 @@ static void paths_opened(struct paths *ps, size_t i, const struct pf_rec_open *o
 		pf_diag_msg(&d->diag, "cannot open %s: %s", d->path, strerror(-o->err));
 }
 
-/* Every device's OPEN is in: the scan's records over the opened ones follow. */
-static int paths_all_known(struct intake *in)
+/*
+ * The replay of the devices opened, in order, as the reader numbers them in
+ * the scan's records: once every device's OPEN is in, or when the stream
+ * ended before (then it only fails them).
+ */
+static int paths_start_replay(struct intake *in)
 {
 	struct paths *ps = in->ps;
 
 	for (size_t i = 0; i < ps->n; i++) {
-		if (!ps->devs[i].opened)
-			continue;
 		const struct pf_probe *p = ps->devs[i].probe;
 
+		if (!ps->devs[i].opened)
+			continue;
 		ps->t[ps->m] = (struct pf_aio_target){ .fd = -1,
 						       .size_bytes = p->dev_size_bytes,
 						       .lbs = p->md.lbs,
@@ -547,7 +552,7 @@ static int take_opens(struct intake *in, const uint8_t **p, size_t *len)
 		ps->known[in->h.dev] = true;
 		paths_opened(ps, in->h.dev, &o);
 		if (++ps->n_known == ps->n) {
-			int r = paths_all_known(in);
+			int r = paths_start_replay(in);
 
 			if (r < 0)
 				return r;
@@ -758,7 +763,7 @@ int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_r
 	struct job j = { .ao = &ao };
 	char why[PF_DIAG_MSG_MAX / 2];
 	bool limited;
-	int r, err = 0;
+	int r, r2, err = 0;
 
 	if (!opts)
 		opts = &defaults;
@@ -813,12 +818,14 @@ int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_r
 		err = r;
 	}
 	paths_unknown(&ps, err, why);
-	if (in.rp) {
-		int fr = pf_replay_finish(in.rp, err, why, NULL);
-
-		if (r == 0)
-			r = fr;
+	/* The stream ended among the opens: the devices opened so far were not read either. */
+	if (!in.rp && paths_start_replay(&in) < 0) {
+		pf_replay_free(in.rp);
+		return -ENOMEM;
 	}
+	r2 = pf_replay_finish(in.rp, err, why, NULL);
+	if (r == 0)
+		r = r2;
 	for (size_t k = 0; k < ps.m; k++) {
 		struct pf_reader_dev *d = &devs[which[k]];
 

@@ -732,6 +732,51 @@ START_TEST(test_paths_open_hangs)
 END_TEST
 
 /*
+ * The reader dies once it has said how some opens went (the FIFO's never
+ * returns): the devices it opened were not read either, and say why.
+ */
+START_TEST(test_paths_reader_dies_among_opens)
+{
+	enum { N = 4, HUNG = 2 };
+	char dir[] = "/tmp/pf-reader-XXXXXX";
+	char paths[N][64];
+	struct pf_reader_dev rd[N];
+	struct pf_probe p[N];
+	uint8_t *img = make_image(&L_BASIC);
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (size_t i = 0; i < N; i++) {
+		(void)snprintf(paths[i], sizeof(paths[i]), "%s/p%zu", dir, i);
+		if (i == HUNG)
+			ck_assert_int_eq(mkfifo(paths[i], 0600), 0);
+		else
+			write_file(paths[i], img, L_BASIC.size);
+		rd[i] = (struct pf_reader_dev){ .path = paths[i], .probe = &p[i] };
+	}
+	ck_assert_int_eq(setenv("PVSCAN_FAST_INJECT", "reader-opens-sent:crash", 1), 0);
+	ck_assert_int_eq(pf_reader_scan_paths(rd, N, NULL, NULL), 0);
+	ck_assert_int_eq(unsetenv("PVSCAN_FAST_INJECT"), 0);
+	for (size_t i = 0; i < N; i++) {
+		ck_assert_int_eq(rd[i].status, -EPIPE);
+		ck_assert_uint_eq(rd[i].bytes_read, 0);
+		ck_assert_ptr_null(pf_probe_vg(&p[i]));
+		if (rd[i].opened)
+			ck_assert_str_eq(rd[i].diag.msg, "the reader process ended early, waiting "
+							  "for byte 0: device left out");
+		else
+			ck_assert_ptr_nonnull(strstr(rd[i].diag.msg, " not read: the reader "
+								     "process ended early"));
+		pf_probe_release(&p[i]);
+		(void)unlink(paths[i]);
+	}
+	ck_assert(!rd[HUNG].opened);
+	assert_no_child();
+	(void)rmdir(dir);
+	free(img);
+}
+END_TEST
+
+/*
  * More opens hang than the reader leaves threads behind for: past that bound
  * the devices not yet tried are failed, saying why, and the scan still ends.
  */
@@ -876,6 +921,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tp, test_paths_many);
 	tcase_add_test(tp, test_paths_open_hangs);
 	tcase_add_test(tp, test_paths_opens_hang_bound);
+	tcase_add_test(tp, test_paths_reader_dies_among_opens);
 	tcase_add_test(tp, test_paths_cannot_start);
 	tcase_add_loop_test(tp, test_paths_bad_args, 0, 4);
 	suite_add_tcase(s, tp);
