@@ -10,8 +10,8 @@
  * counts and diag). TICK: nothing, the reader is alive. DONE: the scan's
  * return code (value) and statistics; nothing follows. OPEN: for a scan by path (reader.h),
  * how opening the device went (value: 0 or -errno; payload: size, logical block size,
- * flags); every device has one before any other record, and the records after them number
- * the devices opened, in order, from 0.
+ * flags); every device has one before the scan's records (only ticks come between them),
+ * and the scan's records number the devices opened, in order, from 0.
  */
 #ifndef PF_RECORD_H
 #define PF_RECORD_H
