@@ -374,7 +374,8 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 				       .settings = a->st, .dry_run = o->test,
 				       .dup_pvids = a->dup_pvids, .n_dup_pvids = a->n_dup_pvids,
 				       .process_each = a->process_each,
-				       .lock_timeout_ms = a->st->lock_timeout_sec * 1000U };
+				       .lock_timeout_ms = a->st->lock_timeout_sec * 1000U,
+				       .timeout_ms = o->timeout_s * 1000U };
 	_cleanup_free_ struct pf_activate_result *held = NULL;
 	_cleanup_free_ char(*held_names)[PF_NAME_MAX + 1] = NULL;
 	_cleanup_free_ char(*lvm2_vgs)[PF_NAME_MAX + 1] = NULL;

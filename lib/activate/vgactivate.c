@@ -14,7 +14,7 @@
 #include "config/settings.h"
 #include "format/probe.h"
 #include "format/vg.h"
-#include "io/pvread.h"
+#include "io/reader.h"
 
 static void set_reason(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
 static void set_reason(char *buf, size_t size, const char *fmt, ...)
@@ -25,6 +25,9 @@ static void set_reason(char *buf, size_t size, const char *fmt, ...)
 	(void)vsnprintf(buf, size, fmt, ap);
 	va_end(ap);
 }
+
+static int add_line(struct pf_activate_result *ret, enum pf_aamsg_level level, const char *fmt,
+		    ...) _printf_(3, 4);
 
 /* The metadata read again from each PV under the lock; the newest copy wins, as in lvm2. */
 struct reread {
@@ -43,33 +46,64 @@ static void reread_release(struct reread *rr)
 	memset(rr, 0, sizeof(*rr));
 }
 
+/*
+ * Read every PV again, as the scan does: in a reader process, each open and read with
+ * timeout_ms as deadline, so that a PV that stopped answering (a dm device queueing I/O with
+ * no path left) costs its timeout and not the leader, which holds the VG lock here. A PV
+ * that does not answer in time is left out, as one that cannot be read: the VG is then
+ * incomplete, as lvm2 finds it with that PV missing. ret gets a warning for each such PV.
+ */
 static int reread_vg(const char *vgname, const struct pf_activate_pv *pvs, size_t n,
-		     struct reread *rr)
+		     unsigned timeout_ms, struct reread *rr, struct pf_activate_result *ret)
 {
 	_cleanup_free_ const struct pf_vg **copies = NULL;
-	int best;
+	_cleanup_free_ struct pf_reader_dev *rd = NULL;
+	_cleanup_free_ size_t *which = NULL;
+	struct pf_reader_opts ro = { .timeout_ms = timeout_ms };
+	size_t m = 0;
+	int best, r;
 
 	rr->probes = calloc(n ? n : 1, sizeof(*rr->probes));
 	rr->ok = calloc(n ? n : 1, sizeof(*rr->ok));
 	copies = calloc(n ? n : 1, sizeof(*copies));
-	if (!rr->probes || !rr->ok || !copies)
+	rd = calloc(n ? n : 1, sizeof(*rd));
+	which = calloc(n ? n : 1, sizeof(*which));
+	if (!rr->probes || !rr->ok || !copies || !rd || !which)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		struct pf_probe *p = &rr->probes[i];
-		const struct pf_vg *vg;
-		uint64_t size;
-		int fd, r;
-
-		pf_probe_init(p, 0);
-		rr->n = i + 1;
-		if (!pvs[i].path || pf_pvread_open(pvs[i].path, &fd, &size) < 0)
+		pf_probe_init(&rr->probes[i], 0);
+		if (!pvs[i].path)
 			continue;
-		pf_probe_release(p);
-		pf_probe_init(p, size);
-		r = pf_pvread_probe(fd, p);
-		(void)close(fd);
+		rd[m] = (struct pf_reader_dev){ .path = pvs[i].path, .probe = &rr->probes[i] };
+		which[m++] = i;
+	}
+	rr->n = n;
+	r = pf_reader_scan_paths(rd, m, &ro, NULL);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0) {
+		/* the reader's error is on every device: none is read, the VG is not complete */
+		r = add_line(ret, PF_AAMSG_WARN, "WARNING: Cannot read VG %s again: %s.", vgname,
+			     strerror(-r));
 		if (r < 0)
 			return r;
+	}
+	for (size_t k = 0; k < m; k++) {
+		size_t i = which[k];
+		struct pf_probe *p = &rr->probes[i];
+		const struct pf_vg *vg;
+
+		/* an open that failed is a missing PV, as ever; not so a PV that went silent */
+		int st = rd[k].status;
+
+		if (st == -ETIMEDOUT || st == -EPIPE || st == -EPROTO || (rd[k].opened && st < 0)) {
+			r = add_line(ret, PF_AAMSG_WARN, "WARNING: Reading %s again for VG %s: %s",
+				     pvs[i].path, vgname, rd[k].diag.msg);
+			if (r < 0)
+				return r;
+		}
+		if (rd[k].status < 0)
+			continue;
 		/* the device may have been reused since its pvs_online file was written */
 		if (p->label_status != 0 || strcmp(p->label.pvid, pvs[i].pvid) != 0)
 			continue;
@@ -112,9 +146,6 @@ static int add_msgs(struct pf_activate_result *ret, const struct pf_aamsg *m, in
 	ret->n_msgs += (size_t)n;
 	return 0;
 }
-
-static int add_line(struct pf_activate_result *ret, enum pf_aamsg_level level, const char *fmt,
-		    ...) _printf_(3, 4);
 
 /* One of lvm2's lines that the policy does not know (device-mapper's, with -v). */
 static int add_line(struct pf_activate_result *ret, enum pf_aamsg_level level, const char *fmt,
@@ -442,7 +473,9 @@ int pf_activate_vg(const struct pf_activate_opts *o, const char *vgname,
 			return 0;
 		}
 	}
-	r = reread_vg(vgname, pvs, n_pvs, &j.rr);
+	r = reread_vg(vgname, pvs, n_pvs,
+		      o->timeout_ms ? o->timeout_ms : o->settings->scan_timeout_sec * 1000U, &j.rr,
+		      ret);
 	if (r < 0)
 		goto out;
 	j.vg = j.rr.vg;

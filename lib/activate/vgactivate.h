@@ -43,6 +43,8 @@ struct pf_activate_opts {
 	bool lock_nowait; /* the caller holds other VG locks: -EWOULDBLOCK rather than wait */
 	/* else how long to wait for the VG lock; 0: PF_LVMLOCK_TIMEOUT_MS_DEFAULT */
 	unsigned lock_timeout_ms;
+	/* per PV, for reading the metadata again; 0: settings->scan_timeout_sec */
+	unsigned timeout_ms;
 };
 
 enum pf_activate_outcome {

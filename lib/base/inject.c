@@ -54,28 +54,67 @@ static void act(const char *action, size_t len)
 	}
 }
 
-void pf_inject(const char *step)
+/* The first action for step in the spec from "from" on, or NULL; *ret_len its length. */
+static const char *find_action(const char *step, const char *from, size_t *ret_len)
 {
-	const char *spec = getenv("PVSCAN_FAST_INJECT");
 	size_t steplen = strlen(step);
+	const char *spec = from;
 
 	while (spec && *spec) {
 		const char *comma = strchr(spec, ',');
-		const char *colon = memchr(spec, ':', comma ? (size_t)(comma - spec) : strlen(spec));
 		size_t itemlen = comma ? (size_t)(comma - spec) : strlen(spec);
+		const char *colon = memchr(spec, ':', itemlen);
 
 		if (colon) {
 			size_t namelen = (size_t)(colon - spec);
 
 			if ((namelen == 1 && spec[0] == '*') ||
-			    (namelen == steplen && memcmp(spec, step, steplen) == 0))
-				act(colon + 1, itemlen - namelen - 1);
+			    (namelen == steplen && memcmp(spec, step, steplen) == 0)) {
+				*ret_len = itemlen - namelen - 1;
+				return colon + 1;
+			}
 		}
 		spec = comma ? comma + 1 : NULL;
+	}
+	return NULL;
+}
+
+int pf_inject_fail(const char *step)
+{
+	const char *spec = getenv("PVSCAN_FAST_INJECT"), *a;
+	size_t len = 0;
+	char buf[16];
+	uint64_t e;
+
+	while ((a = find_action(step, spec, &len))) {
+		spec = a + len;
+		if (len <= 5 || len >= sizeof(buf) || strncmp(a, "fail=", 5) != 0)
+			continue;
+		memcpy(buf, a + 5, len - 5);
+		buf[len - 5] = '\0';
+		if (pf_parse_u64(buf, 4095, &e) == 0 && e > 0)
+			return -(int)e;
+	}
+	return 0;
+}
+
+void pf_inject(const char *step)
+{
+	const char *spec = getenv("PVSCAN_FAST_INJECT"), *a;
+	size_t len = 0;
+
+	while ((a = find_action(step, spec, &len))) {
+		act(a, len);
+		spec = a + len;
 	}
 }
 #else
 void pf_inject(const char *step _unused_)
 {
+}
+
+int pf_inject_fail(const char *step _unused_)
+{
+	return 0;
 }
 #endif

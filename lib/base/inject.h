@@ -9,6 +9,7 @@
  *   term         SIGTERM this process at the step (what systemd or an admin would send)
  *   delay=MS     sleep MS milliseconds
  *   rand=MS      sleep a random 0..MS milliseconds (seeded by pid and time)
+ *   fail=ERRNO   pf_inject_fail() at the step returns -ERRNO (1..4095); pf_inject() ignores it
  */
 #ifndef PF_INJECT_H
 #define PF_INJECT_H
@@ -16,5 +17,7 @@
 #include "base/macro.h"
 
 void pf_inject(const char *step) _nonnull_(1);
+/* A system call's failure to force at step: -ERRNO from a fail action, else 0. */
+int pf_inject_fail(const char *step) _nonnull_(1) _must_check_;
 
 #endif /* PF_INJECT_H */

@@ -188,6 +188,7 @@ struct scan {
 	size_t pool_bytes;
 	uint64_t first_read, timeout_ns, mem_max, mem_held;
 	unsigned timeout_ms;
+	bool close_done;
 	struct pf_aio_stats stats;
 };
 
@@ -293,6 +294,10 @@ static void finish(struct scan *s, struct dev *d)
 	release_extents(s, d);
 	d->phase = DEV_DONE;
 	s->n_done++;
+	if (s->close_done && d->t->fd >= 0) {
+		(void)close(d->t->fd);
+		d->t->fd = -1;
+	}
 }
 
 /* Hand the probe [off, off + len), all of it already read: in place when one extent holds it. */
@@ -735,6 +740,7 @@ int pf_aio_scan(struct pf_aio_target *targets, size_t n, const struct pf_aio_opt
 	s.timeout_ms = opts->timeout_ms ? opts->timeout_ms : PF_AIO_TIMEOUT_MS_DEFAULT;
 	s.timeout_ns = (uint64_t)s.timeout_ms * NSEC_PER_MSEC;
 	s.mem_max = opts->mem_max_bytes ? opts->mem_max_bytes : PF_AIO_MEM_DEFAULT;
+	s.close_done = opts->close_done;
 	s.pool_bytes = (size_t)align_up(s.first_read, PF_AIO_MEM_ALIGN);
 	s.devs = calloc(n, sizeof(*s.devs));
 	s.batch = calloc(depth, sizeof(*s.batch));

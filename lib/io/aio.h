@@ -83,6 +83,13 @@ struct pf_aio_opts {
 	uint64_t mem_max_bytes;	   /* 0: PF_AIO_MEM_DEFAULT */
 	const char *proc_dir;	   /* for fs/aio-max-nr; NULL: "/proc" */
 	struct pf_io_backend *backend; /* NULL: a libaio backend made and freed by the scan */
+	/*
+	 * Close each target's fd (and set it to -1) as soon as its device is
+	 * finished, so a device stuck in a read holds no other device open.
+	 * A descriptor with an abandoned read in flight is closed too: the
+	 * kernel keeps that one device open until the read ends.
+	 */
+	bool close_done;
 };
 
 struct pf_aio_stats {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* pread-driven device reading for --dump: simple, one range at a time. */
+/* pread-driven device reading: simple, one range at a time (the reader's no_aio mode). */
 #include "config.h"
 
 #include <errno.h>

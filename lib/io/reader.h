@@ -27,6 +27,23 @@
  * io_submit()); then, as when it dies, the devices it did not finish are
  * failed with a reason and the rest of the scan stands.
  *
+ * Devices read by path (pf_reader_scan_paths) are opened in the reader too: an
+ * open() that never returns (a dying disk) must not hold the caller either.
+ * The reader opens them on a few threads, each open with the read timeout as
+ * its deadline, and says how each went (an OPEN record) before the scan's
+ * records. A hung open fails its device; its thread is left behind.
+ *
+ * The reader closes each device as soon as it is finished, so a device stuck
+ * in a read (or in open()) does not keep the others open (EBUSY for dmsetup
+ * remove, mdadm --stop, partition changes). A stuck reader holds only that
+ * device, its aio context (one of fs/aio-max-nr, never destroyed while a read
+ * is in it), the pipe's write end, and its memory. Nothing bounds how many
+ * such readers pile up: each scan that meets the stuck device leaves one more.
+ *
+ * A reader that cannot be started (pipe2() or fork() failed twice) fails the
+ * scan; one that ends before saying anything fails every device with that
+ * reason. The devices are never read in the caller instead.
+ *
  * The caller must be single-threaded (the reader is a fork that allocates).
  */
 #ifndef PF_READER_H
@@ -72,21 +89,25 @@ struct pf_reader_opts {
  * pf_aio_scan() with the reads made in a reader process (see above); same
  * arguments, results and return codes. Targets whose reads the reader did not
  * finish get -ETIMEDOUT (it went silent) or -EPIPE (it died) and a diag
- * saying so. Falls back to pf_aio_scan() in this process when no reader can
- * be started (pipe or fork failed, or it ended before writing anything), or
- * when two targets share a descriptor.
+ * saying so. -EINVAL when two targets share a descriptor. When no reader can
+ * be started, returns that error (-EAGAIN, -EMFILE, -ENOMEM...) and every
+ * target carries it with a diag saying so; nothing is read here.
  */
 int pf_reader_scan(struct pf_aio_target *targets, size_t n, const struct pf_aio_opts *opts,
 		   struct pf_aio_stats *ret_stats) _must_check_;
 
 /*
- * Read devices by path, as the scan and --dump do: open each (pf_aio_open(),
- * or buffered for no_aio), initialise its probe, read them all through
- * pf_reader_scan() (or pread with no_aio), close them. RLIMIT_NOFILE is raised for n descriptors first;
- * *ret_nofile_limited (may be NULL) says when it could not be, and the opens
- * past the limit then fail one by one. Returns 0; -EINVAL / -E2BIG for bad
- * arguments, or -ENOMEM, with devs untouched; or pf_reader_scan()'s error, the
- * devices then carrying their results.
+ * Read devices by path, as the scan and --dump do: in a reader process, open
+ * each (pf_aio_open()) with the read timeout as deadline, read them all as
+ * pf_reader_scan() does, close each once done; here, initialise each probe
+ * for what the reader found and replay its records. A device whose open did
+ * not return in time gets -ETIMEDOUT and "cannot open PATH: no answer within
+ * N ms". With no_aio, each is opened buffered and read with pread here.
+ * RLIMIT_NOFILE is raised for n descriptors first; *ret_nofile_limited (may
+ * be NULL) says when it could not be, and the opens past the limit then fail
+ * one by one. Returns 0; -EINVAL / -E2BIG for bad arguments, or -ENOMEM, with
+ * devs untouched; or the scan's error, or the error starting the reader, the
+ * devices then carrying their results (failed, with the reason).
  */
 int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_reader_opts *opts,
 			 bool *ret_nofile_limited) _must_check_;

@@ -9,7 +9,8 @@
 
 bool pf_rec_per_dev(uint32_t type)
 {
-	return type == PF_REC_FEED || type == PF_REC_FAIL || type == PF_REC_END;
+	return type == PF_REC_FEED || type == PF_REC_FAIL || type == PF_REC_END ||
+	       type == PF_REC_OPEN;
 }
 
 static bool is_errno(int64_t v)
@@ -42,6 +43,8 @@ static bool fits(const struct pf_rec *h)
 		return h->len == 0;
 	case PF_REC_DONE:
 		return h->len == PF_REC_DONE_LEN && (h->val == 0 || is_errno(h->val));
+	case PF_REC_OPEN:
+		return h->len == PF_REC_OPEN_LEN && (h->val == 0 || is_errno(h->val));
 	default:
 		return false;
 	}
@@ -133,5 +136,51 @@ int pf_rec_get_done(struct pf_span p, struct pf_aio_stats *ret)
 	    pf_span_le64(p, 48, &s.mem_peak_bytes) < 0)
 		return -EBADMSG;
 	*ret = s;
+	return 0;
+}
+
+void pf_rec_put_open(uint8_t hdr[PF_REC_HDR], uint8_t payload[PF_REC_OPEN_LEN], uint32_t dev,
+		     const struct pf_rec_open *o)
+{
+	struct pf_rec h = {
+		.type = PF_REC_OPEN, .dev = dev, .len = PF_REC_OPEN_LEN, .val = o->err
+	};
+	uint32_t flags = (o->direct ? PF_REC_OPEN_DIRECT : 0U) | (o->hung ? PF_REC_OPEN_HUNG : 0U) |
+			 (o->not_tried ? PF_REC_OPEN_NOT_TRIED : 0U);
+
+	memset(payload, 0, PF_REC_OPEN_LEN);
+	if (o->err == 0) {
+		pf_put_le64(payload, o->size_bytes);
+		pf_put_le32(payload + 8, o->lbs);
+	}
+	pf_put_le32(payload + 12, flags);
+	pf_rec_put(hdr, &h);
+}
+
+int pf_rec_get_open(const struct pf_rec *h, struct pf_span p, struct pf_rec_open *ret)
+{
+	struct pf_rec_open o = { .err = (int)h->val };
+	uint32_t lbs, flags;
+
+	if (h->type != PF_REC_OPEN || p.len != PF_REC_OPEN_LEN ||
+	    pf_span_le64(p, 0, &o.size_bytes) < 0 || pf_span_le32(p, 8, &lbs) < 0 ||
+	    pf_span_le32(p, 12, &flags) < 0)
+		return -EBADMSG;
+	if (flags & ~(PF_REC_OPEN_DIRECT | PF_REC_OPEN_HUNG | PF_REC_OPEN_NOT_TRIED))
+		return -EBADMSG;
+	o.direct = (flags & PF_REC_OPEN_DIRECT) != 0;
+	o.hung = (flags & PF_REC_OPEN_HUNG) != 0;
+	o.not_tried = (flags & PF_REC_OPEN_NOT_TRIED) != 0;
+	if ((o.hung && o.err != -ETIMEDOUT) || (o.not_tried && o.err != -EBUSY))
+		return -EBADMSG;
+	if (o.err == 0 && (o.size_bytes > INT64_MAX || lbs < 512 || lbs > PF_AIO_LBS_MAX ||
+			   (lbs & (lbs - 1)) != 0))
+		return -EBADMSG;
+	o.lbs = o.err == 0 ? lbs : 0;
+	if (o.err < 0) {
+		o.size_bytes = 0;
+		o.direct = false;
+	}
+	*ret = o;
 	return 0;
 }

@@ -8,7 +8,10 @@
  * device's probe for the range starting at offset. FAIL: the probe's current
  * step failed with value. END: the device's outcome (value: status; payload:
  * counts and diag). TICK: nothing, the reader is alive. DONE: the scan's
- * return code (value) and statistics; nothing follows.
+ * return code (value) and statistics; nothing follows. OPEN: for a scan by path (reader.h),
+ * how opening the device went (value: 0 or -errno; payload: size, logical block size,
+ * flags); every device has one before the scan's records (only ticks come between them),
+ * and the scan's records number the devices opened, in order, from 0.
  */
 #ifndef PF_RECORD_H
 #define PF_RECORD_H
@@ -28,6 +31,11 @@
 #define PF_REC_END_FIXED 40U
 #define PF_REC_END_MAX (PF_REC_END_FIXED + PF_DIAG_MSG_MAX - 1U)
 #define PF_REC_DONE_LEN 56U
+#define PF_REC_OPEN_LEN 16U
+/* OPEN flags */
+#define PF_REC_OPEN_DIRECT 1U    /* the descriptor is O_DIRECT */
+#define PF_REC_OPEN_HUNG 2U      /* open() did not return within the timeout (value -ETIMEDOUT) */
+#define PF_REC_OPEN_NOT_TRIED 4U /* too many opens hung to try this one (value -EBUSY) */
 /* Largest FEED payload: what the async scan may hand a probe at once. */
 #define PF_REC_FEED_MAX PF_AIO_READ_MAX
 
@@ -37,6 +45,7 @@ enum pf_rec_type {
 	PF_REC_END,
 	PF_REC_TICK,
 	PF_REC_DONE,
+	PF_REC_OPEN,
 };
 
 /* A record's header. */
@@ -56,7 +65,17 @@ struct pf_rec_end {
 	struct pf_diag diag;
 };
 
-/* FEED, FAIL and END concern one device; the others the stream. */
+/* How opening a device went, as an OPEN record carries it. */
+struct pf_rec_open {
+	int err; /* 0 or -errno */
+	bool hung;
+	bool not_tried;
+	bool direct;
+	unsigned lbs;
+	uint64_t size_bytes;
+};
+
+/* FEED, FAIL, END and OPEN concern one device; the others the stream. */
 bool pf_rec_per_dev(uint32_t type) _pure_;
 
 /* Lay out h in b. */
@@ -91,5 +110,18 @@ void pf_rec_put_done(uint8_t hdr[PF_REC_HDR], uint8_t payload[PF_REC_DONE_LEN], 
 
 /* The statistics in a DONE payload; -EBADMSG when it is not PF_REC_DONE_LEN bytes. */
 int pf_rec_get_done(struct pf_span p, struct pf_aio_stats *ret) _nonnull_(2) _must_check_;
+
+/* An OPEN record for device dev; the payload is PF_REC_OPEN_LEN bytes. */
+void pf_rec_put_open(uint8_t hdr[PF_REC_HDR], uint8_t payload[PF_REC_OPEN_LEN], uint32_t dev,
+		     const struct pf_rec_open *o) _nonnull_(1, 2, 4);
+
+/*
+ * The result in OPEN record h's payload p. Returns 0, or -EBADMSG when p is not
+ * PF_REC_OPEN_LEN bytes, has unknown flags, says hung with another error than -ETIMEDOUT or
+ * not tried with another than -EBUSY, or says opened with a size over INT64_MAX or a block
+ * size the scan cannot use.
+ */
+int pf_rec_get_open(const struct pf_rec *h, struct pf_span p, struct pf_rec_open *ret)
+	_nonnull_(1, 3) _must_check_;
 
 #endif /* PF_RECORD_H */

@@ -176,6 +176,9 @@ static void dispatch(struct pf_replay *rp, const uint8_t *p)
 	case PF_REC_DONE:
 		replay_done(rp, p);
 		break;
+	case PF_REC_OPEN: /* only before the scan's records, taken by reader.c */
+		rp->bad = true;
+		break;
 	default: /* PF_REC_TICK */
 		break;
 	}

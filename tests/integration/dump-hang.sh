@@ -165,10 +165,7 @@ check 'grep -q "^$G: PV " "$T_DIR/file.out"' "file: the other device still dumpe
 
 # The readers that made them are still there (the kernel holds a process with a read in
 # flight), nobody's child here, and they hold no output pipe (cat ended above).
-readers=""
-for d in "$HL1" "$HM1" "$HL2" "$HM2" "$MNT/hang-file"; do
-	readers="$readers $(t_holders "$d" | tr '\n' ' ')"
-done
+readers=$(t_readers | tr '\n' ' ')
 echo "readers still waiting: $readers"
 check '[ -n "$(echo $readers)" ]' "the dumps exited while their readers wait for stuck reads"
 t_blockfs_release

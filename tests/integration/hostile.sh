@@ -125,7 +125,7 @@ fi
 
 # The reader that made the stuck read is still there (the kernel waits for the read to end
 # before the process is gone), it is nobody's child here, and it holds no pipe of ours.
-readers=$(t_holders "$DEV_hang")
+readers=$(t_readers)
 if [ -n "$readers" ]; then
 	for p in $readers; do
 		echo "reader $p: $(grep -E '^(State|PPid)' "/proc/$p/status" 2>/dev/null | tr '\n\t' '  ')"
@@ -221,7 +221,7 @@ if command -v lvm >/dev/null 2>&1 && command -v unshare >/dev/null 2>&1; then
 fi
 
 # Release the stuck read: the reader then ends, and nothing of the test is left blocked.
-readers=$(t_holders "$DEV_hang")
+readers=$(t_readers)
 echo "readers waiting for $DEV_hang: $(echo "$readers" | tr "\n" " ")"
 t_blockfs_release
 # shellcheck disable=SC2086

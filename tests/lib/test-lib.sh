@@ -271,6 +271,22 @@ t_holders() {
 	done
 }
 
+# t_readers: PIDs of the pvscan-fast processes of this test's process group: the reader
+# processes (lib/io/reader.h) left behind by commands that have exited. They hold no device
+# (each is closed once done or given up on), and one waiting in exit for a stuck read has no
+# command line left to read, so they are found by their name and process group.
+t_readers() {
+	_g=$(sed 's/.*) //' "/proc/$$/stat" | cut -d' ' -f3)
+	for _p in /proc/[0-9]*; do
+		case "$(cat "$_p/comm" 2>/dev/null)" in
+		pvscan-fast*)
+			[ "$(sed 's/.*) //' "$_p/stat" 2>/dev/null | cut -d' ' -f3)" = "$_g" ] &&
+				echo "${_p#/proc/}"
+			;;
+		esac
+	done
+}
+
 # t_wait_gone PID...: wait up to 5 s for these processes to end; T_LEFT names those that did not.
 t_wait_gone() {
 	_i=0

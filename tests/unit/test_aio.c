@@ -277,20 +277,15 @@ END_TEST
 START_TEST(test_timeout_others_finish)
 {
 	uint8_t *img = make_image(&L_BASIC);
-	struct timespec t0;
-	uint64_t ms;
 	struct rig r;
 
+	/* The outcome, not the time: the timeout fired for that device, the others finished. */
 	rig_init(&r, 101, 128, img, L_BASIC.size);
 	for (size_t i = 0; i < r.n; i++)
 		r.f->devs[i].delay_ms = 1 + (unsigned)(i % 3);
 	r.f->devs[50].hang_from = 0;
 	r.opts.timeout_ms = 200;
-	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
 	ck_assert_int_eq(rig_run(&r), 0);
-	ms = ms_since(&t0);
-	ck_assert_uint_ge(ms, 190);
-	ck_assert_uint_lt(ms, 600);
 	for (size_t i = 0; i < r.n; i++) {
 		if (i == 50)
 			continue;
@@ -898,6 +893,10 @@ static Suite *make_suite(void)
 	TCase *tc = tcase_create("scan");
 	TCase *tf = tcase_create("libaio files");
 	TCase *tl = tcase_create("libaio loop devices");
+
+	/* Generous: a loaded machine is slow, and the tests assert outcomes, not durations. */
+	tcase_set_timeout(tc, 120);
+	tcase_set_timeout(tf, 120);
 
 	tcase_add_test(tc, test_window_refills);
 	tcase_add_test(tc, test_many_pvs_out_of_order);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* PVSCAN_FAST_INJECT in a test build: which steps match, crash, delay, and what is ignored. */
+/* PVSCAN_FAST_INJECT in a test build: steps matched, crash, delay, fail, what is ignored. */
 #include "config.h"
 
 #include <signal.h>
@@ -74,6 +74,26 @@ START_TEST(test_ignored)
 }
 END_TEST
 
+START_TEST(test_fail)
+{
+	ck_assert_int_eq(setenv("PVSCAN_FAST_INJECT", "a:delay=1,pipe:fail=24", 1), 0);
+	ck_assert_int_eq(pf_inject_fail("pipe"), -24);
+	ck_assert_int_eq(pf_inject_fail("a"), 0);
+	ck_assert_int_eq(pf_inject_fail("fork"), 0);
+	pf_inject("pipe"); /* not pf_inject()'s business: returns at once */
+	ck_assert_int_eq(setenv("PVSCAN_FAST_INJECT", "*:fail=11", 1), 0);
+	ck_assert_int_eq(pf_inject_fail("anything"), -11);
+	/* the first fail action for the step counts; malformed ones are skipped */
+	ck_assert_int_eq(setenv("PVSCAN_FAST_INJECT", "s:fail=0,s:fail=x,s:fail=4096,s:fail=5", 1),
+			 0);
+	ck_assert_int_eq(pf_inject_fail("s"), -5);
+	ck_assert_int_eq(setenv("PVSCAN_FAST_INJECT", "s:fail=,s:fail", 1), 0);
+	ck_assert_int_eq(pf_inject_fail("s"), 0);
+	ck_assert_int_eq(unsetenv("PVSCAN_FAST_INJECT"), 0);
+	ck_assert_int_eq(pf_inject_fail("s"), 0);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("inject");
@@ -82,6 +102,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_crash);
 	tcase_add_test(tc, test_delay);
 	tcase_add_test(tc, test_ignored);
+	tcase_add_test(tc, test_fail);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -6,7 +6,9 @@
  * caller's is held, and a reader that dies or goes silent fails only the
  * devices it did not finish; with libaio on image files too; devices read by
  * path, as the scan and --dump read them, end up as a plain pread of each
- * gives.
+ * gives; an open that never returns costs its timeout and fails that device
+ * alone; a reader stuck on one device holds no other device open; a reader
+ * that cannot be started fails the scan, and nothing is read in the caller.
  */
 #include "config.h"
 
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -40,6 +43,22 @@ START_TEST(test_scan_arguments)
 	ck_assert_int_eq(pf_reader_scan(NULL, 1, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(pf_reader_scan(t, PF_AIO_TARGETS_MAX + 1, NULL, NULL), -E2BIG);
 	ck_assert_int_eq(pf_reader_scan(t, 0, NULL, NULL), 0);
+}
+END_TEST
+
+/* Completions are told apart by descriptor: targets sharing one are refused, not read here. */
+START_TEST(test_scan_shared_fd)
+{
+	uint8_t *img = make_image(&L_BASIC);
+	struct rig r;
+
+	rig_init(&r, 2, 2, img, L_BASIC.size);
+	r.t[1].fd = r.t[0].fd;
+	ck_assert_int_eq(pf_reader_scan(r.t, r.n, &r.opts, &r.stats), -EINVAL);
+	ck_assert_uint_eq(r.f->n_submit_calls, 0);
+	r.t[1].fd = r.t[0].fd + 1;
+	rig_free(&r);
+	free(img);
 }
 END_TEST
 
@@ -82,20 +101,15 @@ END_TEST
 START_TEST(test_fork_hang_costs_timeout)
 {
 	uint8_t *img = make_image(&L_BASIC);
-	struct timespec t0;
 	struct rig r;
-	uint64_t ms;
 
+	/* The outcome, not the time: the timeout fired for that device, the others finished. */
 	rig_init(&r, 101, 128, img, L_BASIC.size);
 	for (size_t i = 0; i < r.n; i++)
 		r.f->devs[i].delay_ms = 1 + (unsigned)(i % 3);
 	r.f->devs[50].hang_from = 0;
 	r.opts.timeout_ms = 200;
-	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
 	ck_assert_int_eq(pf_reader_scan(r.t, r.n, &r.opts, &r.stats), 0);
-	ms = ms_since(&t0);
-	ck_assert_uint_ge(ms, 190);
-	ck_assert_uint_lt(ms, 700);
 	for (size_t i = 0; i < r.n; i++) {
 		if (i == 50)
 			continue;
@@ -120,8 +134,17 @@ struct probe_backend {
 	struct pf_io_backend b;
 	struct pf_fake_backend *f;
 	pid_t caller;
-	enum { PE_PLAIN, PE_DIE_AT_START, PE_DIE_AFTER_ONE, PE_SILENT, PE_CHECK_FDS } mode;
+	enum {
+		PE_PLAIN,
+		PE_DIE_AT_START,
+		PE_DIE_AFTER_ONE,
+		PE_SILENT,
+		PE_CHECK_FDS,
+		PE_CHECK_CLOSED,
+	} mode;
 	int secret_fd;	   /* PE_CHECK_FDS: must be closed in the reader */
+	size_t n_devs, stuck; /* PE_CHECK_CLOSED: device stuck must be the only one open */
+	const char *report; /* PE_CHECK_CLOSED: where the reader says "closed" when it is so */
 	unsigned silent_ms; /* PE_SILENT: how long the first wait sleeps */
 	unsigned n_waits;
 };
@@ -149,6 +172,24 @@ static bool reader_holds_nothing(const struct probe_backend *pe)
 	return true;
 }
 
+/* In the reader: every device's descriptor is closed but the stuck one's. */
+static void report_if_closed(const struct probe_backend *pe)
+{
+	int fd;
+
+	for (size_t i = 0; i < pe->n_devs; i++) {
+		bool open = fcntl(PF_FAKE_FD_BASE + (int)i, F_GETFD) != -1;
+
+		if (open != (i == pe->stuck))
+			return;
+	}
+	fd = open(pe->report, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		(void)!write(fd, "closed", 6);
+		(void)close(fd);
+	}
+}
+
 static int pe_submit(struct pf_io_backend *b, struct pf_io_req *const *reqs, unsigned n)
 {
 	struct probe_backend *pe = to_pe(b);
@@ -165,6 +206,8 @@ static int pe_wait(struct pf_io_backend *b, unsigned min_nr, unsigned max,
 	int r;
 
 	pe->n_waits++;
+	if (in_reader(pe) && pe->mode == PE_CHECK_CLOSED)
+		report_if_closed(pe);
 	if (in_reader(pe) && pe->mode == PE_DIE_AFTER_ONE && pe->n_waits == 3)
 		_exit(7);
 	if (in_reader(pe) && pe->mode == PE_SILENT && pe->n_waits == 1) {
@@ -214,15 +257,17 @@ START_TEST(test_fork_reader_dies_at_start)
 	struct probe_backend pe;
 	struct rig r;
 
-	/* Nothing came: the devices are read here instead. */
+	/* Nothing came: every device fails with the reason; none is read here instead. */
 	rig_init(&r, 4, 4, img, L_BASIC.size);
 	pe_init(&pe, &r, PE_DIE_AT_START);
 	ck_assert_int_eq(pf_reader_scan(r.t, r.n, &r.opts, &r.stats), 0);
 	for (size_t i = 0; i < r.n; i++) {
-		ck_assert_int_eq(r.t[i].status, 0);
-		ck_assert_uint_eq(pf_probe_vg(&r.p[i])->seqno, L_BASIC.seqno);
+		ck_assert_int_eq(r.t[i].status, -EPIPE);
+		ck_assert_str_eq(r.t[i].diag.msg, "the reader process ended before reading "
+						  "anything, waiting for byte 0: device left out");
+		ck_assert_ptr_null(pf_probe_vg(&r.p[i]));
 	}
-	ck_assert_uint_gt(r.f->n_submit_calls, 0);
+	ck_assert_uint_eq(r.f->n_submit_calls, 0);
 	assert_no_child();
 	rig_free(&r);
 	free(img);
@@ -265,24 +310,18 @@ START_TEST(test_fork_reader_silent)
 {
 	uint8_t *img = make_image(&L_BASIC);
 	struct probe_backend pe;
-	struct timespec t0;
 	struct rig r;
-	uint64_t ms;
 
 	/*
 	 * The reader blocks where no timeout reaches (as in a buffered
 	 * io_submit()): given up after the timeout and the grace. It wakes
-	 * later, finds nobody listening, and ends.
+	 * much later, finds nobody listening, and ends.
 	 */
 	rig_init(&r, 3, 3, img, L_BASIC.size);
 	pe_init(&pe, &r, PE_SILENT);
-	pe.silent_ms = 100 + PF_READER_GRACE_MS + 500;
+	pe.silent_ms = 100 + PF_READER_GRACE_MS + 20000;
 	r.opts.timeout_ms = 100;
-	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
 	ck_assert_int_eq(pf_reader_scan(r.t, r.n, &r.opts, &r.stats), 0);
-	ms = ms_since(&t0);
-	ck_assert_uint_ge(ms, 100 + PF_READER_GRACE_MS - 10);
-	ck_assert_uint_lt(ms, 100 + PF_READER_GRACE_MS + 400);
 	for (size_t i = 0; i < r.n; i++) {
 		ck_assert_int_eq(r.t[i].status, -ETIMEDOUT);
 		ck_assert_str_eq(r.t[i].diag.msg, "no word from the reader process for 1100 ms, "
@@ -315,6 +354,87 @@ START_TEST(test_fork_reader_holds_nothing)
 	ck_assert(!reader_holds_nothing(&pe));
 	(void)close(p[0]);
 	(void)close(p[1]);
+	rig_free(&r);
+	free(img);
+}
+END_TEST
+
+START_TEST(test_fork_closes_done_devices)
+{
+	uint8_t *img = make_image(&L_BASIC);
+	char report[] = "/tmp/pf-reader-closed-XXXXXX";
+	struct probe_backend pe;
+	char got[16] = "";
+	struct rig r;
+	int fd;
+
+	/*
+	 * While one device's read hangs, the reader holds none of the others:
+	 * each is closed as soon as it is done (real descriptors at the fake
+	 * backend's numbers, so that there is something to close).
+	 */
+	fd = mkstemp(report);
+	ck_assert_int_ge(fd, 0);
+	(void)close(fd);
+	ck_assert_int_eq(unlink(report), 0);
+	rig_init(&r, 5, 5, img, L_BASIC.size);
+	for (size_t i = 0; i < r.n; i++) {
+		int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		ck_assert_int_ge(null_fd, 0);
+		ck_assert_int_eq(dup2(null_fd, PF_FAKE_FD_BASE + (int)i), PF_FAKE_FD_BASE + (int)i);
+		(void)close(null_fd);
+	}
+	r.f->devs[2].hang_from = 0;
+	r.opts.timeout_ms = 300;
+	pe_init(&pe, &r, PE_CHECK_CLOSED);
+	pe.n_devs = r.n;
+	pe.stuck = 2;
+	pe.report = report;
+	ck_assert_int_eq(pf_reader_scan(r.t, r.n, &r.opts, &r.stats), 0);
+	for (size_t i = 0; i < r.n; i++)
+		ck_assert_int_eq(r.t[i].status, i == 2 ? -ETIMEDOUT : 0);
+	fd = open(report, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(read(fd, got, sizeof(got) - 1), 6);
+	ck_assert_str_eq(got, "closed");
+	(void)close(fd);
+	(void)unlink(report);
+	/* Only the reader's copies were closed: the caller's are its own. */
+	for (size_t i = 0; i < r.n; i++) {
+		ck_assert_int_ne(fcntl(PF_FAKE_FD_BASE + (int)i, F_GETFD), -1);
+		(void)close(PF_FAKE_FD_BASE + (int)i);
+	}
+	assert_no_child();
+	rig_free(&r);
+	free(img);
+}
+END_TEST
+
+/* _i: 0 pipe2() fails, 1 fork() fails (lib/base/inject.h), each time it is tried. */
+START_TEST(test_fork_cannot_start)
+{
+	static const char *const spec[] = { "reader-pipe:fail=24", "reader-fork:fail=11" };
+	static const int err[] = { -EMFILE, -EAGAIN };
+	uint8_t *img = make_image(&L_BASIC);
+	char want[PF_DIAG_MSG_MAX];
+	struct rig r;
+
+	ck_assert_int_eq(setenv("PVSCAN_FAST_INJECT", spec[_i], 1), 0);
+	rig_init(&r, 3, 3, img, L_BASIC.size);
+	ck_assert_int_eq(pf_reader_scan(r.t, r.n, &r.opts, &r.stats), err[_i]);
+	(void)snprintf(want, sizeof(want),
+		       "cannot start the reader process: %s, waiting for byte 0: device left out",
+		       strerror(-err[_i]));
+	for (size_t i = 0; i < r.n; i++) {
+		ck_assert_int_eq(r.t[i].status, err[_i]);
+		ck_assert_str_eq(r.t[i].diag.msg, want);
+		ck_assert_ptr_null(pf_probe_vg(&r.p[i]));
+	}
+	/* Never read here instead. */
+	ck_assert_uint_eq(r.f->n_submit_calls, 0);
+	assert_no_child();
+	ck_assert_int_eq(unsetenv("PVSCAN_FAST_INJECT"), 0);
 	rig_free(&r);
 	free(img);
 }
@@ -540,7 +660,7 @@ START_TEST(test_paths_many)
 	struct pf_reader_dev *rd = calloc(N, sizeof(*rd));
 	struct pf_probe *p = calloc(N, sizeof(*p));
 	uint8_t *img = make_image(&L_BEYOND);
-	struct pf_reader_opts ro = { .timeout_ms = 5000 };
+	struct pf_reader_opts ro = { 0 }; /* the default timeout: a loaded machine is no hang */
 
 	ck_assert_ptr_nonnull(rd);
 	ck_assert_ptr_nonnull(p);
@@ -563,6 +683,180 @@ START_TEST(test_paths_many)
 	free(img);
 	free(rd);
 	free(p);
+}
+END_TEST
+
+/* A FIFO's open() blocks until a writer comes: an open that never returns. */
+START_TEST(test_paths_open_hangs)
+{
+	enum { N = 4, HUNG = 1 };
+	char dir[] = "/tmp/pf-reader-XXXXXX";
+	char paths[N][64], want[PF_DIAG_MSG_MAX];
+	struct pf_reader_dev rd[N];
+	struct pf_probe p[N];
+	uint8_t *img = make_image(&L_BASIC);
+	struct pf_reader_opts ro = { .timeout_ms = 2000 };
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (size_t i = 0; i < N; i++) {
+		(void)snprintf(paths[i], sizeof(paths[i]), "%s/p%zu", dir, i);
+		if (i == HUNG)
+			ck_assert_int_eq(mkfifo(paths[i], 0600), 0);
+		else
+			write_file(paths[i], img, L_BASIC.size);
+		rd[i] = (struct pf_reader_dev){ .path = paths[i], .probe = &p[i] };
+	}
+	ck_assert_int_eq(pf_reader_scan_paths(rd, N, &ro, NULL), 0);
+	for (size_t i = 0; i < N; i++) {
+		if (i == HUNG)
+			continue;
+		ck_assert_int_eq(rd[i].status, 0);
+		ck_assert(rd[i].opened);
+		ck_assert_uint_eq(pf_probe_vg(&p[i])->seqno, L_BASIC.seqno);
+	}
+	(void)snprintf(want, sizeof(want),
+		       "cannot open %s: no answer within 2000 ms: device left out", paths[HUNG]);
+	ck_assert_int_eq(rd[HUNG].status, -ETIMEDOUT);
+	ck_assert(!rd[HUNG].opened);
+	ck_assert_str_eq(rd[HUNG].diag.msg, want);
+	ck_assert_uint_eq(p[HUNG].dev_size_bytes, 0);
+	ck_assert_uint_eq(rd[HUNG].bytes_read, 0);
+	for (size_t i = 0; i < N; i++) {
+		pf_probe_release(&p[i]);
+		(void)unlink(paths[i]);
+	}
+	assert_no_child();
+	(void)rmdir(dir);
+	free(img);
+}
+END_TEST
+
+/*
+ * The reader dies once it has said how some opens went (the FIFO's never
+ * returns): the devices it opened were not read either, and say why.
+ */
+START_TEST(test_paths_reader_dies_among_opens)
+{
+	enum { N = 4, HUNG = 2 };
+	char dir[] = "/tmp/pf-reader-XXXXXX";
+	char paths[N][64];
+	struct pf_reader_dev rd[N];
+	struct pf_probe p[N];
+	uint8_t *img = make_image(&L_BASIC);
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (size_t i = 0; i < N; i++) {
+		(void)snprintf(paths[i], sizeof(paths[i]), "%s/p%zu", dir, i);
+		if (i == HUNG)
+			ck_assert_int_eq(mkfifo(paths[i], 0600), 0);
+		else
+			write_file(paths[i], img, L_BASIC.size);
+		rd[i] = (struct pf_reader_dev){ .path = paths[i], .probe = &p[i] };
+	}
+	ck_assert_int_eq(setenv("PVSCAN_FAST_INJECT", "reader-opens-sent:crash", 1), 0);
+	ck_assert_int_eq(pf_reader_scan_paths(rd, N, NULL, NULL), 0);
+	ck_assert_int_eq(unsetenv("PVSCAN_FAST_INJECT"), 0);
+	for (size_t i = 0; i < N; i++) {
+		ck_assert_int_eq(rd[i].status, -EPIPE);
+		ck_assert_uint_eq(rd[i].bytes_read, 0);
+		ck_assert_ptr_null(pf_probe_vg(&p[i]));
+		if (rd[i].opened)
+			ck_assert_str_eq(rd[i].diag.msg, "the reader process ended early, waiting "
+							  "for byte 0: device left out");
+		else
+			ck_assert_ptr_nonnull(strstr(rd[i].diag.msg, " not read: the reader "
+								     "process ended early"));
+		pf_probe_release(&p[i]);
+		(void)unlink(paths[i]);
+	}
+	ck_assert(!rd[HUNG].opened);
+	assert_no_child();
+	(void)rmdir(dir);
+	free(img);
+}
+END_TEST
+
+/*
+ * More opens hang than the reader leaves threads behind for: past that bound
+ * the devices not yet tried are failed, saying why, and the scan still ends.
+ */
+START_TEST(test_paths_opens_hang_bound)
+{
+	enum { N_FIFOS = 80 };
+	char dir[] = "/tmp/pf-reader-XXXXXX";
+	char (*paths)[64] = calloc(N_FIFOS + 1, sizeof(*paths));
+	struct pf_reader_dev *rd = calloc(N_FIFOS + 1, sizeof(*rd));
+	struct pf_probe *p = calloc(N_FIFOS + 1, sizeof(*p));
+	uint8_t *img = make_image(&L_BASIC);
+	struct pf_reader_opts ro = { .timeout_ms = 200 };
+	unsigned n_hung = 0;
+
+	ck_assert_ptr_nonnull(paths);
+	ck_assert_ptr_nonnull(rd);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (size_t i = 0; i <= N_FIFOS; i++) {
+		(void)snprintf(paths[i], sizeof(paths[i]), "%s/p%zu", dir, i);
+		if (i < N_FIFOS)
+			ck_assert_int_eq(mkfifo(paths[i], 0600), 0);
+		else
+			write_file(paths[i], img, L_BASIC.size);
+		rd[i] = (struct pf_reader_dev){ .path = paths[i], .probe = &p[i] };
+	}
+	ck_assert_int_eq(pf_reader_scan_paths(rd, N_FIFOS + 1, &ro, NULL), 0);
+	for (size_t i = 0; i <= N_FIFOS; i++) {
+		ck_assert(!rd[i].opened);
+		if (rd[i].status == -ETIMEDOUT) {
+			ck_assert_ptr_nonnull(strstr(rd[i].diag.msg, "no answer within 200 ms"));
+			n_hung++;
+		} else {
+			ck_assert_int_eq(rd[i].status, -EBUSY);
+			ck_assert_ptr_nonnull(strstr(rd[i].diag.msg, "not tried"));
+		}
+		pf_probe_release(&p[i]);
+		(void)unlink(paths[i]);
+	}
+	/* The last device, a good one, was never tried: too many opens before it hung. */
+	ck_assert_int_eq(rd[N_FIFOS].status, -EBUSY);
+	ck_assert_uint_ge(n_hung, 64);
+	assert_no_child();
+	(void)rmdir(dir);
+	free(img);
+	free(paths);
+	free(rd);
+	free(p);
+}
+END_TEST
+
+/* A reader that cannot be started: the scan fails with the reason, every device says it. */
+START_TEST(test_paths_cannot_start)
+{
+	char dir[] = "/tmp/pf-reader-XXXXXX";
+	char path[64], want[PF_DIAG_MSG_MAX];
+	struct pf_reader_dev rd;
+	struct pf_probe p;
+	uint8_t *img = make_image(&L_BASIC);
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	(void)snprintf(path, sizeof(path), "%s/img", dir);
+	write_file(path, img, L_BASIC.size);
+	rd = (struct pf_reader_dev){ .path = path, .probe = &p };
+	ck_assert_int_eq(setenv("PVSCAN_FAST_INJECT", "reader-fork:fail=12", 1), 0);
+	ck_assert_int_eq(pf_reader_scan_paths(&rd, 1, NULL, NULL), -ENOMEM);
+	ck_assert_int_eq(unsetenv("PVSCAN_FAST_INJECT"), 0);
+	(void)snprintf(want, sizeof(want),
+		       "%s not read: cannot start the reader process: %s: device left out", path,
+		       strerror(ENOMEM));
+	ck_assert_int_eq(rd.status, -ENOMEM);
+	ck_assert(!rd.opened);
+	ck_assert_str_eq(rd.diag.msg, want);
+	ck_assert_uint_eq(rd.bytes_read, 0);
+	ck_assert_ptr_null(pf_probe_vg(&p)); /* nothing was read */
+	ck_assert_uint_eq(p.dev_size_bytes, 0);
+	pf_probe_release(&p);
+	(void)unlink(path);
+	(void)rmdir(dir);
+	free(img);
 }
 END_TEST
 
@@ -608,20 +902,27 @@ static Suite *make_suite(void)
 	TCase *tf = tcase_create("forked reader");
 	TCase *tp = tcase_create("by path");
 
-	tcase_set_timeout(tf, 60);
+	tcase_set_timeout(tf, 120);
 	tcase_add_test(tf, test_scan_arguments);
+	tcase_add_test(tf, test_scan_shared_fd);
 	tcase_add_loop_test(tf, test_fork_matches_scan, 0, (int)n_scenarios);
 	tcase_add_test(tf, test_fork_hang_costs_timeout);
 	tcase_add_test(tf, test_fork_reader_dies_at_start);
 	tcase_add_test(tf, test_fork_reader_dies_midway);
 	tcase_add_test(tf, test_fork_reader_silent);
 	tcase_add_test(tf, test_fork_reader_holds_nothing);
+	tcase_add_test(tf, test_fork_closes_done_devices);
+	tcase_add_loop_test(tf, test_fork_cannot_start, 0, 2);
 	tcase_add_test(tf, test_libaio_files);
 	suite_add_tcase(s, tf);
 
-	tcase_set_timeout(tp, 60);
+	tcase_set_timeout(tp, 120);
 	tcase_add_loop_test(tp, test_paths_match_pread, 0, 4);
 	tcase_add_test(tp, test_paths_many);
+	tcase_add_test(tp, test_paths_open_hangs);
+	tcase_add_test(tp, test_paths_opens_hang_bound);
+	tcase_add_test(tp, test_paths_reader_dies_among_opens);
+	tcase_add_test(tp, test_paths_cannot_start);
 	tcase_add_loop_test(tp, test_paths_bad_args, 0, 4);
 	suite_add_tcase(s, tp);
 	return s;

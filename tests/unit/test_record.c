@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The record format: headers, END and DONE records read back as written, and
- * every header or payload that cannot be is refused.
+ * The record format: headers, END, DONE and OPEN records read back as
+ * written, and every header or payload that cannot be is refused.
  */
 #include "config.h"
 
@@ -24,6 +24,8 @@ START_TEST(test_header_round_trip)
 		{ .type = PF_REC_TICK },
 		{ .type = PF_REC_DONE, .len = PF_REC_DONE_LEN, .val = -ENOSYS },
 		{ .type = PF_REC_DONE, .dev = 99, .len = PF_REC_DONE_LEN }, /* dev: unused */
+		{ .type = PF_REC_OPEN, .dev = 2, .len = PF_REC_OPEN_LEN },
+		{ .type = PF_REC_OPEN, .dev = 0, .len = PF_REC_OPEN_LEN, .val = -ENOENT },
 	};
 	uint8_t b[PF_REC_HDR];
 
@@ -48,7 +50,10 @@ START_TEST(test_header_refused)
 {
 	const struct pf_rec bad[] = {
 		{ .type = 0 },
-		{ .type = PF_REC_DONE + 1, .len = 0 },
+		{ .type = PF_REC_OPEN + 1, .len = 0 },
+		{ .type = PF_REC_OPEN, .dev = 3, .len = PF_REC_OPEN_LEN },
+		{ .type = PF_REC_OPEN, .len = PF_REC_OPEN_LEN - 1 },
+		{ .type = PF_REC_OPEN, .len = PF_REC_OPEN_LEN, .val = 5 },
 		{ .type = PF_REC_FEED, .dev = 3 },
 		{ .type = PF_REC_FAIL, .dev = 3, .val = -EIO },
 		{ .type = PF_REC_END, .dev = 3, .len = PF_REC_END_FIXED },
@@ -85,6 +90,7 @@ START_TEST(test_per_dev)
 	ck_assert(pf_rec_per_dev(PF_REC_FEED));
 	ck_assert(pf_rec_per_dev(PF_REC_FAIL));
 	ck_assert(pf_rec_per_dev(PF_REC_END));
+	ck_assert(pf_rec_per_dev(PF_REC_OPEN));
 	ck_assert(!pf_rec_per_dev(PF_REC_TICK));
 	ck_assert(!pf_rec_per_dev(PF_REC_DONE));
 	ck_assert(!pf_rec_per_dev(0));
@@ -190,6 +196,83 @@ START_TEST(test_done_round_trip)
 }
 END_TEST
 
+START_TEST(test_open_round_trip)
+{
+	const struct pf_rec_open in[] = {
+		{ .size_bytes = 1ULL << 40, .lbs = 4096, .direct = true },
+		{ .size_bytes = 0, .lbs = 512 },
+		{ .size_bytes = INT64_MAX, .lbs = PF_AIO_LBS_MAX, .direct = true },
+		{ .err = -ENOENT },
+		{ .err = -ETIMEDOUT, .hung = true },
+		{ .err = -ETIMEDOUT },
+		{ .err = -EBUSY, .not_tried = true },
+	};
+	uint8_t h[PF_REC_HDR], p[PF_REC_OPEN_LEN];
+
+	for (size_t i = 0; i < ARRAY_SIZE(in); i++) {
+		struct pf_rec hdr;
+		struct pf_rec_open out;
+
+		memset(&out, 0xa5, sizeof(out));
+		pf_rec_put_open(h, p, 1, &in[i]);
+		ck_assert_int_eq(pf_rec_get(pf_span_make(h, sizeof(h)), 2, &hdr), 0);
+		ck_assert_uint_eq(hdr.type, PF_REC_OPEN);
+		ck_assert_uint_eq(hdr.dev, 1);
+		ck_assert_msg(pf_rec_get_open(&hdr, pf_span_make(p, sizeof(p)), &out) == 0,
+			      "record %zu", i);
+		ck_assert_int_eq(out.err, in[i].err);
+		ck_assert(out.hung == in[i].hung);
+		ck_assert(out.not_tried == in[i].not_tried);
+		ck_assert(out.direct == in[i].direct);
+		ck_assert_uint_eq(out.lbs, in[i].lbs);
+		ck_assert_uint_eq(out.size_bytes, in[i].size_bytes);
+	}
+}
+END_TEST
+
+/* Patch one payload field of an OPEN record: offset, width, value. */
+struct open_patch {
+	int err;
+	size_t off, width;
+	uint64_t val;
+};
+
+START_TEST(test_open_refused)
+{
+	static const struct open_patch bad[] = {
+		{ 0, 0, 8, (uint64_t)INT64_MAX + 1 }, /* size */
+		{ 0, 8, 4, 0 },			      /* block size */
+		{ 0, 8, 4, 256 },
+		{ 0, 8, 4, 1000 },
+		{ 0, 8, 4, 2 * PF_AIO_LBS_MAX },
+		{ 0, 12, 4, 8 },		   /* unknown flag */
+		{ -EIO, 12, 4, PF_REC_OPEN_NOT_TRIED },
+		{ -EIO, 12, 4, PF_REC_OPEN_HUNG }, /* hung, but not a timeout */
+		{ 0, 12, 4, PF_REC_OPEN_HUNG },
+	};
+	uint8_t h[PF_REC_HDR], p[PF_REC_OPEN_LEN];
+	struct pf_rec hdr;
+	struct pf_rec_open out;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		pf_rec_put_open(h, p, 0,
+				&(struct pf_rec_open){ .err = bad[i].err, .size_bytes = 4096,
+						       .lbs = 512 });
+		ck_assert_int_eq(pf_rec_get(pf_span_make(h, sizeof(h)), 1, &hdr), 0);
+		if (bad[i].width == 8)
+			pf_put_le64(p + bad[i].off, bad[i].val);
+		else
+			pf_put_le32(p + bad[i].off, (uint32_t)bad[i].val);
+		ck_assert_msg(pf_rec_get_open(&hdr, pf_span_make(p, sizeof(p)), &out) == -EBADMSG,
+			      "record %zu accepted", i);
+	}
+	/* Not the length the header says. */
+	pf_rec_put_open(h, p, 0, &(struct pf_rec_open){ .size_bytes = 4096, .lbs = 512 });
+	ck_assert_int_eq(pf_rec_get(pf_span_make(h, sizeof(h)), 1, &hdr), 0);
+	ck_assert_int_eq(pf_rec_get_open(&hdr, pf_span_make(p, sizeof(p) - 1), &out), -EBADMSG);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("record");
@@ -201,6 +284,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_end_round_trip);
 	tcase_add_test(tc, test_end_refused);
 	tcase_add_test(tc, test_done_round_trip);
+	tcase_add_test(tc, test_open_round_trip);
+	tcase_add_test(tc, test_open_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

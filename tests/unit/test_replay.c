@@ -42,7 +42,7 @@ static size_t put_rec(uint8_t *b, const struct hdr *h, const void *payload)
 }
 
 #define MAGIC 0x44524650U
-enum { T_FEED = 1, T_FAIL, T_END, T_TICK, T_DONE };
+enum { T_FEED = 1, T_FAIL, T_END, T_TICK, T_DONE, T_OPEN };
 
 static const struct {
 	const char *name;
@@ -66,6 +66,8 @@ static const struct {
 	{ "tick payload", { MAGIC, T_TICK, 0, 1, 0, 0 }, 1 },
 	{ "done short", { MAGIC, T_DONE, 0, 55, 0, 0 }, 55 },
 	{ "done positive", { MAGIC, T_DONE, 0, 56, 3, 0 }, 56 },
+	/* opens come before the scan's records and are taken by the reader, never here */
+	{ "open", { MAGIC, T_OPEN, 0, 16, 0, 0 }, 16 },
 };
 
 /* Two blank 1 MiB devices. */
