@@ -38,6 +38,27 @@ void pf_probe_release(struct pf_probe *p)
 	p->head = NULL;
 }
 
+/* Take n bytes of the budget; false (and nothing taken) when they do not fit. */
+static bool charge(struct pf_probe *p, uint64_t n)
+{
+	struct pf_probe_budget *b = p->budget;
+
+	if (!b)
+		return true;
+	if (n > b->limit - b->used) {
+		p->over_budget = true;
+		return false;
+	}
+	b->used += n;
+	return true;
+}
+
+static void uncharge(struct pf_probe *p, uint64_t n)
+{
+	if (p->budget)
+		p->budget->used -= n < p->budget->used ? n : p->budget->used;
+}
+
 /* True if [off, off+len) lies on the device. */
 static bool on_device(const struct pf_probe *p, uint64_t off, uint64_t len)
 {
@@ -254,8 +275,18 @@ static void feed_header(struct pf_probe *p, const uint8_t *buf, size_t len)
 		return;
 	}
 	free(p->text);
+	p->text = NULL;
+	if (!charge(p, m->loc.total_bytes)) {
+		m->text_status = -ENOMEM;
+		pf_diag_msg(&m->text_diag,
+			    "mda%u: %llu bytes of text do not fit in the scan's metadata memory "
+			    "budget", p->cur + 1, (unsigned long long)m->loc.total_bytes);
+		advance_mda(p, p->cur + 1);
+		return;
+	}
 	p->text = malloc(m->loc.total_bytes);
 	if (!p->text) {
+		uncharge(p, m->loc.total_bytes);
 		m->text_status = -ENOMEM;
 		pf_diag_msg(&m->text_diag, "mda%u: out of memory for %llu bytes of text", p->cur + 1,
 			    (unsigned long long)m->loc.total_bytes);
@@ -284,6 +315,13 @@ static void finish_text(struct pf_probe *p)
 	}
 	free(p->text);
 	p->text = NULL;
+	uncharge(p, m->loc.total_bytes);
+	if (m->vg && !charge(p, pf_vg_bytes(m->vg))) {
+		m->vg = pf_vg_free(m->vg);
+		m->vg_status = -ENOMEM;
+		pf_diag_msg(&m->vg_diag, "mda%u: the VG does not fit in the scan's metadata memory "
+			    "budget", p->cur + 1);
+	}
 	advance_mda(p, p->cur + 1);
 }
 

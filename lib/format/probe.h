@@ -79,8 +79,21 @@ struct pf_mda_probe {
 	struct pf_vg *vg; /* owned */
 };
 
+/*
+ * What the probes of one scan may hold of metadata at once, shared by them: text being read
+ * and parsed VG copies are charged as they are made; a probe never gives back what its VG
+ * copies hold, so probes fed the same bytes in the same order decide the same in any
+ * process (the reader and its caller). used > limit never happens: what does not fit is
+ * not read or not kept.
+ */
+struct pf_probe_budget {
+	uint64_t limit, used;
+};
+
 struct pf_probe {
 	uint64_t dev_size_bytes; /* actual device size */
+	struct pf_probe_budget *budget; /* NULL: no limit; set after init, like md */
+	bool over_budget; /* a metadata text or VG copy did not fit in the budget */
 	/* Also read ignored mdas' text, for display (--dump); such a copy is never chosen. */
 	bool read_ignored;
 	enum pf_probe_step step;
@@ -113,7 +126,7 @@ struct pf_probe {
 	struct pf_diag md_end_diag;
 };
 
-/* Set read_ignored and md after init, before the first pf_probe_next(). */
+/* Set read_ignored, md and budget after init, before the first pf_probe_next(). */
 void pf_probe_init(struct pf_probe *p, uint64_t dev_size_bytes) _nonnull_(1);
 void pf_probe_release(struct pf_probe *p);
 

@@ -305,6 +305,7 @@ static void init_probe(const struct pf_reader_dev *d, const struct pf_reader_opt
 	d->probe->read_ignored = opts->read_ignored;
 	d->probe->md.when = d->md_end;
 	d->probe->md.lbs = lbs;
+	d->probe->budget = opts->budget;
 }
 
 /* The reader of pf_reader_scan_paths(): opens the devices itself, then reads them. */

@@ -83,6 +83,7 @@ struct pf_reader_opts {
 	const char *proc_dir; /* for fs/aio-max-nr; NULL: "/proc" */
 	bool read_ignored;    /* the probes read ignored mdas' text too (--dump) */
 	bool no_aio;	      /* pread here, no reader and no timeout: one device, no aio context */
+	struct pf_probe_budget *budget; /* the probes' shared budget (format/probe.h), or NULL */
 };
 
 /*

@@ -106,6 +106,11 @@ struct rec {
 	struct shadow **sh;   /* NULL before a device's first read and after its end */
 	bool *ended;
 	struct out out;
+	/*
+	 * The shadows' own budget, as large as the scan probes': charged in the order of the
+	 * record, as the caller's probes are charged when it replays it, so both decide alike.
+	 */
+	struct pf_probe_budget budget;
 };
 
 static int cmp_fd_index(const void *a, const void *b)
@@ -199,6 +204,10 @@ static struct shadow *shadow_get(struct rec *rc, size_t i)
 	pf_probe_init(&s->probe, rc->t[i].size_bytes);
 	s->probe.read_ignored = rc->t[i].probe->read_ignored;
 	s->probe.md = rc->t[i].probe->md;
+	if (rc->t[i].probe->budget) {
+		rc->budget.limit = rc->t[i].probe->budget->limit;
+		s->probe.budget = &rc->budget;
+	}
 	rc->sh[i] = s;
 	return s;
 }

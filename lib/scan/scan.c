@@ -360,7 +360,16 @@ static int read_all(const struct pf_scan_opts *o, struct pf_scan *s, bool md_ful
 {
 	_cleanup_free_ struct pf_reader_dev *rd = NULL;
 	_cleanup_free_ size_t *which = NULL;
-	struct pf_reader_opts ro = { .proc_dir = o->paths->proc, .no_aio = o->no_aio };
+	uint64_t budget = o->mem_budget_bytes ? o->mem_budget_bytes : pf_scan_default_budget();
+	/*
+	 * The probes stop at twice the pass's budget while they read, whatever the order the
+	 * devices answer in, so that hostile metadata cannot take the leader's memory before
+	 * apply_budget() below decides, in scan order, what the pass keeps.
+	 */
+	struct pf_probe_budget reading = { .limit = budget > UINT64_MAX / 2 ? UINT64_MAX
+									   : 2 * budget };
+	struct pf_reader_opts ro = { .proc_dir = o->paths->proc, .no_aio = o->no_aio,
+				     .budget = &reading };
 	size_t n = 0;
 	int r;
 
@@ -436,9 +445,9 @@ static void apply_budget(struct pf_scan *s, uint64_t budget)
 		if (d->outcome != PF_SCAN_READ)
 			continue;
 		need = pf_probe_bytes(&d->probe);
-		if (need == 0)
+		if (need == 0 && !d->probe.over_budget)
 			continue;
-		if (!used_up && need <= budget - s->mem_used_bytes) {
+		if (!used_up && !d->probe.over_budget && need <= budget - s->mem_used_bytes) {
 			s->mem_used_bytes += need;
 			continue;
 		}

@@ -149,7 +149,10 @@ START_TEST(test_budget_used_up)
 }
 END_TEST
 
-/* A budget below the first device: every device is dropped, none is kept in part. */
+/*
+ * A budget below the first device: every device is dropped, none is kept in part, and no
+ * text was even read into memory: the probes stop at the budget while they read.
+ */
 START_TEST(test_budget_tiny)
 {
 	struct pf_scan s;
@@ -159,6 +162,10 @@ START_TEST(test_budget_tiny)
 	ck_assert_uint_eq(s.n_over_budget, N_DEVS);
 	for (size_t i = 0; i < s.n; i++) {
 		ck_assert(s.devs[i].over_budget);
+		ck_assert(s.devs[i].probe.over_budget);
+		ck_assert_int_eq(s.devs[i].probe.mdas[0].text_status, -ENOMEM);
+		ck_assert_ptr_nonnull(strstr(s.devs[i].probe.mdas[0].text_diag.msg,
+					     "do not fit in the scan's metadata memory budget"));
 		ck_assert_str_eq(s.devs[i].diag.msg,
 				 "metadata memory budget of 0 MiB for this scan is used up");
 	}
