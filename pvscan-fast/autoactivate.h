@@ -32,8 +32,8 @@ struct pf_autoactivate {
 
 /*
  * Activate the claimed VGs vgs[0..n), in that order, whose metadata (by UUID: two VGs may
- * share a name) some device of scan carries: natively where lib/activate/vgactivate.c can, the rest by lvm2, at most a few at
- * a time. With --test, print what would be done instead.
+ * share a name) some device of scan carries: natively where lib/activate/vgactivate.c can,
+ * the rest by lvm2, at most a few at a time. With --test, print what would be done instead.
  */
 void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, size_t n,
 			 const struct pf_scan *scan);
