@@ -265,9 +265,26 @@ static void delegate(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], si
 	}
 }
 
+/*
+ * Where this pass read the PV pvid, when its pvs_online file says nothing: a full /run keeps
+ * the file empty (as lvm2 does), and lvm2 still activates the VG.
+ */
+static const struct pf_scan_dev *scanned_pv(const struct pf_scan *scan, const char *pvid)
+{
+	for (size_t i = 0; i < scan->n; i++) {
+		const struct pf_scan_dev *d = &scan->devs[i];
+
+		if (d->outcome == PF_SCAN_READ && d->probe.label_status == 0 &&
+		    strcmp(d->probe.label.pvid, pvid) == 0)
+			return d;
+	}
+	return NULL;
+}
+
 /* The VG's PVs and where they are, from its metadata and the pvs_online files. */
-static int vg_pvs(const struct pf_autoactivate *a, const struct pf_vg *vg,
-		  struct pf_activate_pv **ret, char (**ret_paths)[PF_STATE_NAME_LEN])
+static int vg_pvs(const struct pf_autoactivate *a, const struct pf_scan *scan,
+		  const struct pf_vg *vg, struct pf_activate_pv **ret,
+		  char (**ret_paths)[PF_STATE_NAME_LEN])
 {
 	struct pf_activate_pv *pvs = calloc(vg->n_pvs ? vg->n_pvs : 1, sizeof(*pvs));
 	char (*paths)[PF_STATE_NAME_LEN] = calloc(vg->n_pvs ? vg->n_pvs : 1, sizeof(*paths));
@@ -281,8 +298,17 @@ static int vg_pvs(const struct pf_autoactivate *a, const struct pf_vg *vg,
 		struct pf_state_pv st;
 
 		memcpy(pvs[i].pvid, vg->pvs[i].id, sizeof(pvs[i].pvid));
-		if (pf_state_pv_online_read(a->paths->run, vg->pvs[i].id, &st) < 0)
+		if (pf_state_pv_online_read(a->paths->run, vg->pvs[i].id, &st) < 0) {
+			const struct pf_scan_dev *d = scanned_pv(scan, vg->pvs[i].id);
+
+			if (!d)
+				continue;
+			pvs[i].major = d->dev.major;
+			pvs[i].minor = d->dev.minor;
+			(void)snprintf(paths[i], sizeof(paths[i]), "%s", d->dev.path);
+			pvs[i].path = paths[i];
 			continue;
+		}
 		pvs[i].major = st.major;
 		pvs[i].minor = st.minor;
 		if (st.devname[0])
@@ -423,7 +449,7 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 		 * another: whoever holds it may be waiting for one of ours. So the lock is
 		 * tried; when it is busy the batch is finished first and the lock waited for.
 		 */
-		if (vg && vg_pvs(a, vg, &pvs, &paths) == 0) {
+		if (vg && vg_pvs(a, scan, vg, &pvs, &paths) == 0) {
 			ao.lock_nowait = n_held > 0;
 			r = pf_activate_vg(&ao, vgs[i].name, pvs, vg->n_pvs, &batch, &res);
 			if (r == -EWOULDBLOCK) {

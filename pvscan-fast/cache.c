@@ -42,6 +42,8 @@ struct cache_run {
 	char own_vg[PF_NAME_MAX + 1];
 	bool own_complete, udev_line_done; /* own_vg was found complete (by any device) */
 	bool own_journaled; /* own_vg's activation is the udev rule's once our stdout is out */
+	struct pf_scan_arg *again; /* devices queued again once, the reader lost on them */
+	size_t n_again, cap_again;
 	int status;
 };
 
@@ -365,6 +367,26 @@ static void pass_record(struct pass *p, struct pf_scan_dev *d, bool act, bool na
 }
 
 /*
+ * A device the reader process was lost on is often not at fault (a disk removed under the
+ * reader blocks every read it submits, a healthy device's too): the leader queues it for its
+ * next round, once, instead of failing it. true when queued.
+ */
+static bool read_again(struct cache_run *j, const struct pf_scan_dev *d, bool act)
+{
+	if (!j->c || !d->reader_lost || in_args(j->again, j->n_again, d->dev.major, d->dev.minor))
+		return false;
+	if (pf_grow(&j->again, &j->cap_again, j->n_again + 1, PF_COALESCE_TAKE_MAX) < 0 ||
+	    pf_coalesce_record(j->c, d->dev.major, d->dev.minor, act ? PF_PENDING_ACTIVATE : 0,
+			       0) < 0)
+		return false;
+	j->again[j->n_again++] = (struct pf_scan_arg){ .major = d->dev.major,
+						       .minor = d->dev.minor };
+	pf_warn("  WARNING: %s was not read (the reader process was lost on another device); "
+		"reading it again.", d->name);
+	return true;
+}
+
+/*
  * One device of the pass. Named: the command or a queue entry asked for it (lvm2 says more
  * of it); a queue entry says whether it asks for activation, else the pass does.
  */
@@ -375,6 +397,8 @@ static void pass_device(struct pass *p, struct pf_scan_dev *d)
 	bool named = !p->all || it;
 	bool act = it ? (it->flags & PF_PENDING_ACTIVATE) != 0 : p->activate;
 
+	if (d->outcome == PF_SCAN_FAILED && read_again(j, d, act))
+		return;
 	/* A devno that no longer exists is a removal event. */
 	if (d->outcome == PF_SCAN_NO_DEVICE && d->arg && !d->arg->path && j->o->cache)
 		forget_devno(j, d->arg->major, d->arg->minor);
@@ -708,6 +732,7 @@ static int run(const struct pf_opts *o, const struct pf_paths *paths, const stru
 			if (own[i].path)
 				(void)path_devno(own[i].path, &own[i].major, &own[i].minor);
 		r = run_coalesced(&j);
+		free(j.again);
 		if (r != 1)
 			return r;
 	}

@@ -5,6 +5,8 @@
 #include "base/inject.h"
 
 #ifdef PF_FAULT_INJECTION
+#include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -54,6 +56,32 @@ static void act(const char *action, size_t len)
 	}
 }
 
+/*
+ * ACTION@PATH acts only in the first process (and the first time) to create PATH, so a test
+ * can fault one reader of several, or one round of a leader's: shortens *len to the action.
+ */
+static bool armed(const char *a, size_t *len)
+{
+	const char *at = memchr(a, '@', *len);
+	char path[PATH_MAX];
+	size_t plen;
+	int fd;
+
+	if (!at)
+		return true;
+	plen = *len - (size_t)(at + 1 - a);
+	*len = (size_t)(at - a);
+	if (plen == 0 || plen >= sizeof(path))
+		return false;
+	memcpy(path, at + 1, plen);
+	path[plen] = '\0';
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return false;
+	(void)close(fd);
+	return true;
+}
+
 /* The first action for step in the spec from "from" on, or NULL; *ret_len its length. */
 static const char *find_action(const char *step, const char *from, size_t *ret_len)
 {
@@ -88,7 +116,8 @@ int pf_inject_fail(const char *step)
 
 	while ((a = find_action(step, spec, &len))) {
 		spec = a + len;
-		if (len <= 5 || len >= sizeof(buf) || strncmp(a, "fail=", 5) != 0)
+		if (len <= 5 || strncmp(a, "fail=", 5) != 0 || !armed(a, &len) ||
+		    len >= sizeof(buf))
 			continue;
 		memcpy(buf, a + 5, len - 5);
 		buf[len - 5] = '\0';
@@ -104,8 +133,9 @@ void pf_inject(const char *step)
 	size_t len = 0;
 
 	while ((a = find_action(step, spec, &len))) {
-		act(a, len);
 		spec = a + len;
+		if ((len < 5 || strncmp(a, "fail=", 5) != 0) && armed(a, &len))
+			act(a, len);
 	}
 }
 #else

@@ -10,6 +10,7 @@
  *   delay=MS     sleep MS milliseconds
  *   rand=MS      sleep a random 0..MS milliseconds (seeded by pid and time)
  *   fail=ERRNO   pf_inject_fail() at the step returns -ERRNO (1..4095); pf_inject() ignores it
+ * ACTION@PATH acts only where PATH could be created (O_EXCL): once, in one process of many.
  */
 #ifndef PF_INJECT_H
 #define PF_INJECT_H

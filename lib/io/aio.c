@@ -757,6 +757,7 @@ int pf_aio_scan(struct pf_aio_target *targets, size_t n, const struct pf_aio_opt
 		pf_diag_clear(&t->diag);
 		t->bytes_read = 0;
 		t->n_reads = 0;
+		t->reader_lost = false;
 		s.devs[i].t = t;
 		s.devs[i].phase = DEV_NEW;
 		s.devs[i].req.fd = t->fd;

@@ -74,6 +74,12 @@ struct pf_aio_target {
 	struct pf_diag diag;
 	uint64_t bytes_read;
 	unsigned n_reads;
+	/*
+	 * With status < 0: the reader process (reader.h) went silent or died before this
+	 * device was done, so its failure may be another device's doing (a disk removed under
+	 * the reader blocks every read it submits): reading it again may well succeed.
+	 */
+	bool reader_lost;
 };
 
 struct pf_aio_opts {

@@ -338,6 +338,7 @@ paths_reader_main(const struct pf_reader_dev *devs, size_t n, const struct pf_re
 						 .probe = devs[i].probe };
 	}
 	o.close_done = true;
+	pf_inject("reader-opened");
 	_exit(pf_tee_record(t, m, &o, out_fd) < 0 ? 1 : 0);
 }
 
@@ -714,6 +715,7 @@ static void paths_unknown(struct paths *ps, int err, const char *why)
 		if (ps->known[i])
 			continue;
 		d->status = err;
+		d->reader_lost = true;
 		pf_diag_msg(&d->diag, "%s not read: %s: device left out", d->path, why);
 	}
 }
@@ -762,6 +764,7 @@ int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_r
 		pf_diag_clear(&d->diag);
 		d->bytes_read = 0;
 		d->n_reads = 0;
+		d->reader_lost = false;
 	}
 	if (opts->no_aio) {
 		r = scan_paths_pread(devs, n, opts);
@@ -801,6 +804,7 @@ int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_r
 		d->diag = t[k].diag;
 		d->bytes_read = t[k].bytes_read;
 		d->n_reads = t[k].n_reads;
+		d->reader_lost = t[k].status < 0 && t[k].reader_lost;
 	}
 	pf_replay_free(in.rp);
 out:

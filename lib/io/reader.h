@@ -76,6 +76,7 @@ struct pf_reader_dev {
 	struct pf_diag diag;
 	uint64_t bytes_read; /* by the async reads; 0 with no_aio */
 	unsigned n_reads;
+	bool reader_lost; /* failed because the reader process was lost (aio.h) */
 };
 
 struct pf_reader_opts {

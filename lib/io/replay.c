@@ -54,6 +54,7 @@ int pf_replay_new(struct pf_aio_target *targets, size_t n, struct pf_replay **re
 		targets[i].status = 0;
 		pf_diag_clear(&targets[i].diag);
 		targets[i].bytes_read = 0;
+		targets[i].reader_lost = false;
 		targets[i].n_reads = 0;
 	}
 	*ret = rp;
@@ -243,6 +244,7 @@ int pf_replay_finish(struct pf_replay *rp, int err, const char *why, struct pf_a
 		if (rp->state[i] != DEV_OPEN)
 			continue;
 		t->status = err;
+		t->reader_lost = true;
 		if (probe_wants(t, &off, &len))
 			pf_diag_at(&t->diag, off, "%s, waiting for byte %llu: device left out", why,
 				   (unsigned long long)off);

@@ -396,6 +396,7 @@ static int read_all(const struct pf_scan_opts *o, struct pf_scan *s, bool md_ful
 		if (rd[k].status < 0) {
 			read_failed(d, rd[k].status);
 			d->diag = rd[k].diag;
+			d->reader_lost = rd[k].reader_lost;
 		}
 		if (rd[k].opened)
 			s->n_read++;

@@ -43,6 +43,7 @@ struct pf_scan_dev {
 	bool pvid_check;  /* excluded because its PVID is not in a devname devices file */
 	int status;	  /* PF_SCAN_FAILED: -errno (-ETIMEDOUT for a device that never answered) */
 	bool over_budget; /* PF_SCAN_FAILED (-ENOMEM): read, then dropped: the pass's budget */
+	bool reader_lost; /* PF_SCAN_FAILED: the reader process was lost first (io/aio.h) */
 	struct pf_diag diag;
 	struct pf_probe probe;
 	const struct pf_scan_arg *arg; /* the argument that named it, or NULL */

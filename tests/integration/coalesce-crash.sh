@@ -552,6 +552,22 @@ for step in taken round-done activation-begun activation-ending; do
 my-vg:1:$(twice_at "$step") vgtwo:1:$(twice_at "$step")"
 done
 
+# The reader process lost (here it stalls once, after its opens, past the leader's patience;
+# a disk removed under it does the same): its devices are not failed but queued again, read in
+# the leader's next round by a new reader, and everything activated once.
+reset_all
+# shellcheck disable=SC2046
+pvsf "reader-opened:delay=8000@$T_DIR/stall-once" --cache -aay --timeout 1 $(dev_args t2)
+expect_ok "reader lost"
+n=$(grep -c "reading it again" "$T_DIR/err")
+if [ "$n" -eq 5 ]; then
+	t_pass "reader lost: its 5 devices queued again"
+else
+	t_fail "reader lost: $n devices queued again, not 5"
+	show_output
+fi
+check "reader lost" "vg0:1:1 vgmda2:1:1 my-vg:1:1 vgtwo:1:1"
+
 # alive: the fake lvm2's pids (lvm.pids) still running.
 alive() {
 	while read -r p; do

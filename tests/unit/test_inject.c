@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* PVSCAN_FAST_INJECT in a test build: steps matched, crash, delay, fail, what is ignored. */
+/* PVSCAN_FAST_INJECT in a test build: steps matched, crash, delay, fail, once, what is ignored. */
 #include "config.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -94,6 +95,34 @@ START_TEST(test_fail)
 }
 END_TEST
 
+/* ACTION@PATH: only where PATH could be created, so once across processes and calls. */
+START_TEST(test_once)
+{
+	char dir[] = "/tmp/pf-inject.XXXXXX", spec[128], marker[64];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	(void)snprintf(marker, sizeof(marker), "%s/once", dir);
+	(void)snprintf(spec, sizeof(spec), "s:fail=7@%s", marker);
+	ck_assert_int_eq(setenv("PVSCAN_FAST_INJECT", spec, 1), 0);
+	pf_inject("s"); /* a fail action is not pf_inject()'s: the marker stays unmade */
+	ck_assert_int_eq(access(marker, F_OK), -1);
+	ck_assert_int_eq(pf_inject_fail("s"), -7);
+	ck_assert_int_eq(access(marker, F_OK), 0);
+	ck_assert_int_eq(pf_inject_fail("s"), 0);
+	ck_assert_int_eq(child_status(spec, "s"), 0);
+	ck_assert_int_eq(unlink(marker), 0);
+	(void)snprintf(spec, sizeof(spec), "s:crash@%s", marker);
+	ck_assert(WIFSIGNALED(child_status(spec, "s")));
+	ck_assert_int_eq(child_status(spec, "s"), 0); /* the second process: not armed */
+	(void)snprintf(spec, sizeof(spec), "s:fail=7@");
+	ck_assert_int_eq(setenv("PVSCAN_FAST_INJECT", spec, 1), 0);
+	ck_assert_int_eq(pf_inject_fail("s"), 0); /* no path: never armed */
+	ck_assert_int_eq(unsetenv("PVSCAN_FAST_INJECT"), 0);
+	ck_assert_int_eq(unlink(marker), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("inject");
@@ -103,6 +132,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_delay);
 	tcase_add_test(tc, test_ignored);
 	tcase_add_test(tc, test_fail);
+	tcase_add_test(tc, test_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
