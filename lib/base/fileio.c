@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/file.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,9 +18,6 @@
 #include "base/stop.h"
 #include "base/strutil.h"
 
-/* Polling a held lock: short naps first (most holders are quick), never longer than this. */
-#define FLOCK_NAP_FIRST_NS NSEC_PER_MSEC
-#define FLOCK_NAP_MAX_NS (50 * NSEC_PER_MSEC)
 
 ssize_t pf_read_full(int fd, void *buf, size_t len, int64_t off)
 {
@@ -137,29 +136,55 @@ uint64_t pf_deadline_after_ms(unsigned timeout_ms)
 	return timeout_ms ? pf_now_ns() + (uint64_t)timeout_ms * NSEC_PER_MSEC : 0;
 }
 
+#define ALARM_REPEAT_US 100000
+
+static void on_alarm(int sig _unused_)
+{
+}
+
 int pf_flock_until(int fd, int op, uint64_t deadline_ns)
 {
-	uint64_t nap = FLOCK_NAP_FIRST_NS;
+	struct sigaction sa = { .sa_handler = on_alarm }, old_sa;
+	struct itimerval none = { 0 }, left;
+	int r;
 
+	if (flock(fd, op | LOCK_NB) == 0)
+		return 0;
+	if (errno != EWOULDBLOCK && errno != EINTR)
+		return -errno;
+	if (deadline_ns == 0)
+		return -EWOULDBLOCK;
+	/* no SA_RESTART: the alarm ends the wait with EINTR */
+	(void)sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, &old_sa) < 0)
+		return -errno;
 	for (;;) {
-		struct timespec ts;
-		uint64_t now;
+		uint64_t now = pf_now_ns();
 
-		if (flock(fd, op | LOCK_NB) == 0)
-			return 0;
-		if (errno == EINTR)
-			continue;
-		if (errno != EWOULDBLOCK)
-			return -errno;
-		if (deadline_ns == 0)
-			return -EWOULDBLOCK;
-		if (pf_stop_requested())
-			return -EINTR;
-		now = pf_now_ns();
-		if (now >= deadline_ns)
-			return -ETIMEDOUT;
-		ts = pf_timespec_from_ns(deadline_ns - now < nap ? deadline_ns - now : nap);
-		(void)nanosleep(&ts, NULL); /* woken early by a signal: the next try comes sooner */
-		nap = nap * 2 > FLOCK_NAP_MAX_NS ? FLOCK_NAP_MAX_NS : nap * 2;
+		if (pf_stop_requested()) {
+			r = -EINTR;
+			break;
+		}
+		if (now >= deadline_ns) {
+			r = -ETIMEDOUT;
+			break;
+		}
+		/* and again every ALARM_REPEAT_US: an alarm that comes just before flock() starts
+		   to wait would otherwise be lost */
+		left = (struct itimerval){
+			.it_value = { .tv_sec = (time_t)((deadline_ns - now) / NSEC_PER_SEC),
+				      .tv_usec = (suseconds_t)((deadline_ns - now) % NSEC_PER_SEC /
+							       1000U) + 1 },
+			.it_interval = { .tv_usec = ALARM_REPEAT_US },
+		};
+		(void)setitimer(ITIMER_REAL, &left, NULL);
+		r = flock(fd, op);
+		if (r < 0)
+			r = -errno;
+		(void)setitimer(ITIMER_REAL, &none, NULL);
+		if (r != -EINTR)
+			break;
 	}
+	(void)sigaction(SIGALRM, &old_sa, NULL);
+	return r;
 }

@@ -34,10 +34,11 @@ void pf_close_fds(int lo, int hi);
 
 /*
  * flock(fd, op) (LOCK_SH or LOCK_EX) by deadline_ns on the monotonic clock (base/clock.h), or
- * with deadline_ns 0 tried once. The lock is polled, the naps growing to a cap, so that no
- * signal or thread is needed and the wait always ends. Returns 0, -EWOULDBLOCK (tried once and
- * held), -ETIMEDOUT (still held at the deadline), -EINTR (a termination was asked for,
- * base/stop.h) or -errno.
+ * with deadline_ns 0 tried once. The wait is the kernel's own (queued as lvm2's waiters are,
+ * and seen waiting in /proc/locks), ended by SIGALRM at the deadline (the handler and the
+ * real-time interval timer are ours meanwhile) or by a termination request. Returns 0,
+ * -EWOULDBLOCK (tried once and held), -ETIMEDOUT (still held at the deadline), -EINTR (a
+ * termination was asked for, base/stop.h) or -errno.
  */
 int pf_flock_until(int fd, int op, uint64_t deadline_ns) _must_check_;
 

@@ -78,13 +78,16 @@ devno() {
 # pf TAG DEVNO...: one udev-form invocation per device, all at once, in the background; their
 # pids go to $pf_pids, output to $work/TAG.N.{out,err}.
 pf_pids=""
+# The test holds VG locks for as long as its checks take (minutes under TCG): pvscan-fast must
+# wait them out here, not give up at its default lock deadline.
+LOCK_WAIT="pvscan_fast/lock_timeout=1800"
 pf() {
 	tag=$1
 	shift
 	k=0
 	for mm in "$@"; do
-		"$PF" --cache -aay --autoactivation event --major "${mm%:*}" --minor "${mm#*:}" \
-			>"$work/$tag.$k.out" 2>"$work/$tag.$k.err" &
+		"$PF" --cache -aay --autoactivation event --config "$LOCK_WAIT" \
+			--major "${mm%:*}" --minor "${mm#*:}" >"$work/$tag.$k.out" 2>"$work/$tag.$k.err" &
 		pf_pids="$pf_pids $!"
 		k=$((k + 1))
 	done
@@ -371,8 +374,8 @@ for round in 1 2; do
 			args="$args --major ${mm%:*} --minor ${mm#*:}"
 		done
 		# shellcheck disable=SC2086
-		"$PF" --cache -aay --autoactivation event $args >"$work/c$round.0.out" \
-			2>"$work/c$round.0.err" &
+		"$PF" --cache -aay --autoactivation event --config "$LOCK_WAIT" $args \
+			>"$work/c$round.0.out" 2>"$work/c$round.0.err" &
 		pf_pids=$!
 	fi
 	lvm lvcreate -L 4M -n "new$round" $C >"$work/c$round.C.out" 2>"$work/c$round.C.err" &
