@@ -686,7 +686,24 @@ START_TEST(test_paths_many)
 }
 END_TEST
 
-/* A FIFO's open() blocks until a writer comes: an open that never returns. */
+/*
+ * n devices in dir: images of L_BASIC, but device hung a FIFO, whose open() blocks until a
+ * writer comes: an open that never returns.
+ */
+static void fifo_among_images(const char *dir, char (*paths)[64], struct pf_reader_dev *rd,
+			      struct pf_probe *p, size_t n, size_t hung, const uint8_t *img)
+{
+	for (size_t i = 0; i < n; i++) {
+		(void)snprintf(paths[i], 64, "%s/p%zu", dir, i);
+		if (i == hung)
+			ck_assert_int_eq(mkfifo(paths[i], 0600), 0);
+		else
+			write_file(paths[i], img, L_BASIC.size);
+		rd[i] = (struct pf_reader_dev){ .path = paths[i], .probe = &p[i] };
+	}
+}
+
+/* An open that never returns fails that device alone. */
 START_TEST(test_paths_open_hangs)
 {
 	enum { N = 4, HUNG = 1 };
@@ -698,14 +715,7 @@ START_TEST(test_paths_open_hangs)
 	struct pf_reader_opts ro = { .timeout_ms = 2000 };
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	for (size_t i = 0; i < N; i++) {
-		(void)snprintf(paths[i], sizeof(paths[i]), "%s/p%zu", dir, i);
-		if (i == HUNG)
-			ck_assert_int_eq(mkfifo(paths[i], 0600), 0);
-		else
-			write_file(paths[i], img, L_BASIC.size);
-		rd[i] = (struct pf_reader_dev){ .path = paths[i], .probe = &p[i] };
-	}
+	fifo_among_images(dir, paths, rd, p, N, HUNG, img);
 	ck_assert_int_eq(pf_reader_scan_paths(rd, N, &ro, NULL), 0);
 	for (size_t i = 0; i < N; i++) {
 		if (i == HUNG)
@@ -745,14 +755,7 @@ START_TEST(test_paths_reader_dies_among_opens)
 	uint8_t *img = make_image(&L_BASIC);
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	for (size_t i = 0; i < N; i++) {
-		(void)snprintf(paths[i], sizeof(paths[i]), "%s/p%zu", dir, i);
-		if (i == HUNG)
-			ck_assert_int_eq(mkfifo(paths[i], 0600), 0);
-		else
-			write_file(paths[i], img, L_BASIC.size);
-		rd[i] = (struct pf_reader_dev){ .path = paths[i], .probe = &p[i] };
-	}
+	fifo_among_images(dir, paths, rd, p, N, HUNG, img);
 	ck_assert_int_eq(setenv("PVSCAN_FAST_INJECT", "reader-opens-sent:crash", 1), 0);
 	ck_assert_int_eq(pf_reader_scan_paths(rd, N, NULL, NULL), 0);
 	ck_assert_int_eq(unsetenv("PVSCAN_FAST_INJECT"), 0);
