@@ -21,18 +21,21 @@
 #         the metadata returns EIO. The others come up, the device is named.
 #   gone  fg's PV on a scsi_debug disk whose commands take FAULTS_GONE_DELAY jiffies (500,
 #         2 s); deleted through /sys/block/sdX/device/delete once the reader has it open.
-#   kill  for each STEP in FAULTS_STEPS and ACTION in FAULTS_ACTIONS (crash = SIGKILL, term =
-#         SIGTERM): every invocation under udev runs the test build (tests/inject) with
+#   kill  for each STEP:ACTION of FAULTS_KILLS (crash = SIGKILL, term = SIGTERM): every
+#         invocation under udev runs the test build (tests/inject) with
 #         PVSCAN_FAST_INJECT=STEP:ACTION, so every leader dies at STEP. Once udev is idle,
 #         no further uevent: `pvscan-fast --cache -aay --autoactivation event --recover` (what
 #         pvscan-fast-recover.service and the initramfs's last step run) must finish the work.
-#   garbage  files that are no queue entries in pending/, inflight/ and activate/ before
-#         the coldplug (the run directory kept from the previous case, as after a crash).
+#   garbage  files that are no queue entries (junk names, a directory, a FIFO, a symlink, a
+#         journal entry of a VG that does not exist) in pending/, inflight/ and activate/
+#         before the coldplug. A name that is no VG name may stay in activate/ (ignored).
 #   runfull  /run/lvm a full 64 KiB tmpfs: lvm2 still activates; so must the leader.
-#   sigchld  the recovery run by a caller that ignores SIGCHLD.
-#   dupname  dup-d1.img on a late disk: a second VG named mv00000. Both mv00000 stay down, the
-#         name is refused as lvm2 refuses it ("Multiple VGs found with the same name"), an
-#         admin's full `--cache -aay` exits 5; every other VG is up.
+#   sigchld  leaders killed at activation-begun, then --recover run by a caller that ignores
+#         SIGCHLD.
+#   dupname  after the coldplug, dup-d1.img on a late disk: a second VG named mv00000 (other
+#         UUIDs). The first mv00000 stays as it is, the second is not activated; an admin's
+#         full `--cache -aay` refuses the name as lvm2 does ("Multiple VGs found with the same
+#         name: skipping mv00000"), exits 5 and activates neither.
 # Checked in every case: every unaffected VG has its LV live in device-mapper with the table its
 # metadata gives, /dev/VG/lv0 and /dev/mapper links; each LV resumed once (kernel change
 # uevents naming it: nothing activated twice); the leader lock free (flock -n); pvscan-fast's
@@ -40,23 +43,35 @@
 # process left. One line "ROW|case|up/expected|seconds to all up|leftovers|semaphores|lock"
 # per case for docs/faults.md.
 #
-# FAULTS_N (10, or fewer than the archive holds), FAULTS_CASES ("hang eio gone kill"),
-# FAULTS_STEPS ("taken activation-begun"; "all": every step of lib/base/inject.h),
-# FAULTS_ACTIONS ("crash term"), FAULTS_SCAN_TIMEOUT (3), FAULTS_DEADLINE (300 s: how long a
-# case may take before the test gives up on it; never a pass condition).
-# Checks that fail by a known defect say XFAIL (see KNOWN below) and do not count.
+# FAULTS_N (8, or fewer than the archive holds), FAULTS_CASES (all of the above, in the order
+# hang eio gone kill garbage runfull sigchld dupname), FAULTS_KILLS (the kill case's STEP:ACTION
+# pairs, "taken:crash activation-begun:term"), or FAULTS_STEPS ("all": every step of
+# lib/base/inject.h) with FAULTS_ACTIONS ("crash term"): every step with every action;
+# FAULTS_SCAN_TIMEOUT (3), FAULTS_GONE_DELAY (500), FAULTS_DEADLINE (300 s: how long a case may
+# take before the test gives up on it; never a pass condition).
+# Checks that fail by a known defect say XFAIL (known_defect below, docs/faults.md) and do not
+# count, unless FAULTS_STRICT=1.
 set -eu
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
 guest_init guest-faults.sh /tmp/faults
 command -v python3 >/dev/null || { echo "SKIP: faults: no python3"; exit 77; }
 [ -n "${1:-}" ] || { echo "usage: guest-faults.sh IMAGES.tar" >&2; exit 2; }
-N=${FAULTS_N:-10}
-CASES=${FAULTS_CASES:-hang eio gone kill}
-STEPS=${FAULTS_STEPS:-taken activation-begun}
-[ "$STEPS" != all ] || STEPS="recorded locked taken round-done round-finished drained released
-activation-begun activation-ending"
-ACTIONS=${FAULTS_ACTIONS:-crash term}
+N=${FAULTS_N:-8}
+CASES=${FAULTS_CASES:-hang eio gone kill garbage runfull sigchld dupname}
+# kill: STEP:ACTION pairs; with FAULTS_STEPS, every step of it with every action.
+KILLS=${FAULTS_KILLS:-taken:crash activation-begun:term}
+if [ -n "${FAULTS_STEPS:-}" ]; then
+	STEPS=$FAULTS_STEPS
+	[ "$STEPS" != all ] || STEPS="recorded locked taken round-done round-finished drained
+released activation-begun activation-ending"
+	KILLS=""
+	for a in ${FAULTS_ACTIONS:-crash term}; do
+		for s in $STEPS; do
+			KILLS="$KILLS $s:$a"
+		done
+	done
+fi
 TIMEOUT=${FAULTS_SCAN_TIMEOUT:-3}
 DEADLINE=${FAULTS_DEADLINE:-300}
 GONE_DELAY=${FAULTS_GONE_DELAY:-500}
@@ -206,17 +221,24 @@ links_up() {
 	echo "$_n"
 }
 
-# wait_up T0 [WHILE]: poll until the N VGs are up or DEADLINE s have passed since T0, or
-# (WHILE, a command) that command fails; t_up: seconds since T0 when all were up, or "".
+# wait_up T0: poll until the N VGs are up, or nothing is at work any more (udev's queue empty,
+# the leader lock free) for 3 s, or DEADLINE s have passed since T0; t_up: seconds since T0 when
+# all were up, or "".
 wait_up() {
 	t_up=""
+	_idle=0
 	while :; do
 		if [ "$(links_up)" -ge "$N" ]; then
 			t_up=$(since "$1")
 			return 0
 		fi
 		awk -v e="$(since "$1")" -v d="$DEADLINE" 'BEGIN { exit !(e > d) }' && return 1
-		[ -z "${2:-}" ] || $2 || return 1
+		if udevadm settle --timeout=0 2>/dev/null && { [ ! -e "$LOCK" ] || flock -n "$LOCK" true; }; then
+			_idle=$((_idle + 1))
+			[ $_idle -lt 6 ] || return 1
+		else
+			_idle=0
+		fi
 		sleep 0.5
 	done
 }
@@ -248,13 +270,14 @@ resumes() {
 }
 
 # known_defect CASE CHECK: the defect (docs/faults.md) that makes CHECK fail in CASE, or "".
-KNOWN=""
+# FAULTS_STRICT=1 counts them as failures.
 known_defect() {
-	for _k in $KNOWN; do
-		case "$1:$2" in
-		${_k%%=*}) echo "${_k#*=}" && return 0 ;;
-		esac
-	done
+	[ "${FAULTS_STRICT:-0}" != 1 ] || return 0
+	case "$1:$2" in
+	runfull:up | runfull:tables)
+		echo "D1 (docs/faults.md): /run/lvm full: the leader fails every VG, 'cannot read the metadata of VG'"
+		;;
+	esac
 }
 check() { # CASE CHECK OK MESSAGE
 	if [ "$3" = 0 ]; then
@@ -295,7 +318,7 @@ verify() {
 		_lock=no
 	fi
 	check "$_c" lock "$([ $_lock = yes ]; echo $?)" "the leader lock is free (flock -n)"
-	_left=$(t_queue_left /run/lvm | tr '\n' ' ')
+	_left=$(t_queue_left /run/lvm | grep -vxF "${queue_ignore:-/}" | tr '\n' ' ')
 	check "$_c" queue "$([ -z "$_left" ]; echo $?)" \
 		"pending/, inflight/, activate/ empty${_left:+: $_left}"
 	_sems=$(ipcs -s | awk '$1 ~ /^0x/ { printf "%s ", $1 }')
@@ -497,14 +520,123 @@ case_kill() { # STEP ACTION
 	monitor_stop
 }
 
+# --- garbage: files that are no queue entries ---------------------------------------------
+case_garbage() {
+	reset
+	q=/run/lvm/pvscan-fast
+	mkdir -p "$q/pending" "$q/inflight" "$q/activate"
+	echo junk >"$q/pending/garbage"
+	: >"$q/pending/1:2:3,x,y"
+	mkdir "$q/pending/a-directory"
+	mkfifo "$q/inflight/a-fifo"
+	ln -s /dev/zero "$q/inflight/9999:9999,a,0"
+	: >"$q/activate/nosuchvg"
+	: >"$q/activate/bad name with blanks"
+	monitor_start
+	coldplug
+	wait_up "$t0" || true
+	leader_idle || true
+	said "garbage|1:2:3|a-directory|a-fifo|9999|nosuchvg|bad name"
+	# not a VG name: --recover does not count it as work left (pf_coalesce_leftovers)
+	queue_ignore="activate/bad name with blanks"
+	row_note="garbage left: $(t_queue_left /run/lvm | tr '\n' ' ')"
+	verify garbage
+	queue_ignore=""
+	monitor_stop
+}
+
+# --- runfull: /run/lvm a full tmpfs ---------------------------------------------------------
+case_runfull() {
+	reset
+	mkdir -p /run/lvm
+	mount -t tmpfs -o size=64k,mode=0700 tmpfs /run/lvm
+	dd if=/dev/zero of=/run/lvm/fill bs=4k 2>/dev/null || true
+	monitor_start
+	coldplug
+	wait_up "$t0" || true
+	leader_idle || true
+	dmesg | grep pvscan-fast | sort -k3 | uniq -c -f2 | sort -rn | head -8 | sed 's/^/#   /'
+	t_queue_left /run/lvm >/dev/null
+	row_note="/run/lvm a full 64 KiB tmpfs"
+	verify runfull
+	umount -l /run/lvm
+	monitor_stop
+}
+
+# --- sigchld: the recovery run by a caller that ignores SIGCHLD ------------------------------
+case_sigchld() {
+	reset
+	echo "activation-begun:crash" >"$work/inject"
+	monitor_start
+	coldplug
+	leader_idle || true
+	: >"$work/inject"
+	left=$(t_queue_left /run/lvm | wc -l)
+	rc=0
+	python3 -c 'import os, signal, sys
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+os.execv(sys.argv[1], sys.argv[1:])' "$PF" --cache --activate ay --autoactivation event \
+		--recover >"$work/rec.out" 2>"$work/rec.err" || rc=$?
+	check sigchld recover "$rc" "--recover with SIGCHLD ignored: exit status $rc"
+	[ "$rc" = 0 ] || sed 's/^/#   err: /' "$work/rec.err" | head -5
+	wait_up "$t0" || true
+	row_note="crash at activation-begun left $left entries; --recover with SIGCHLD ignored: rc $rc"
+	verify sigchld
+	monitor_stop
+}
+
+# --- dupname: a second VG named mv00000 on a late disk ---------------------------------------
+case_dupname() {
+	reset
+	monitor_start
+	coldplug
+	wait_up "$t0" || true
+	leader_idle || true
+	dmsetup table mv00000-lv0 >"$work/dup.before" 2>&1 || true
+	dmesg -C
+	dline=$(write_images "/dev/nullb$ND" "$work/img/dup-d1.img")
+	ddev=${dline%% *}
+	udevadm settle
+	udevadm trigger --action=add "/dev/$ddev"
+	leader_idle || true
+	dmsetup table mv00000-lv0 >"$work/dup.after" 2>&1 || true
+	if cmp -s "$work/dup.before" "$work/dup.after"; then
+		ok "dupname: the late disk's mv00000 leaves the first mv00000's table as it was"
+	else
+		not_ok "dupname: mv00000-lv0 changed: $(cat "$work/dup.after")"
+	fi
+	said "mv00000"
+	rc=0
+	"$PF" --cache --activate ay >"$work/adm.out" 2>"$work/adm.err" || rc=$?
+	if [ "$rc" = 5 ] &&
+		grep -q "Multiple VGs found with the same name: skipping mv00000" "$work/adm.err"; then
+		ok "dupname: a full --cache -aay refuses mv00000 as lvm2 does, exit status 5"
+	else
+		not_ok "dupname: a full --cache -aay: exit status $rc"
+		sed 's/^/#   err: /' "$work/adm.err" | head -5
+	fi
+	dmsetup table mv00000-lv0 >"$work/dup.after" 2>&1 || true
+	if cmp -s "$work/dup.before" "$work/dup.after" &&
+		[ "$(dmsetup ls | grep -c '^mv00000')" -eq 1 ]; then
+		ok "dupname: neither mv00000 activated by the full scan (one LV, table unchanged)"
+	else
+		not_ok "dupname: after the full scan: $(dmsetup ls | grep '^mv00000' | tr '\n' ' ')"
+	fi
+	row_note="late duplicate of mv00000 on $ddev; admin --cache -aay rc $rc"
+	udevadm settle --timeout=60 || true
+	verify dupname
+	monitor_stop
+	# the late disk blank again for the next case
+	dd if=/dev/zero of="/dev/$ddev" bs=1M count=2 conv=fsync status=none
+	udevadm settle --timeout=60 || true
+}
+
 for c in $CASES; do
 	case $c in
-	hang | eio | gone) "case_$c" ;;
+	hang | eio | gone | garbage | runfull | sigchld | dupname) "case_$c" ;;
 	kill)
-		for a in $ACTIONS; do
-			for s in $STEPS; do
-				case_kill "$s" "$a"
-			done
+		for k in $KILLS; do
+			case_kill "${k%:*}" "${k#*:}"
 		done
 		;;
 	*) echo "faults: unknown case $c" >&2 ;;

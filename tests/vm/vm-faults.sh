@@ -26,13 +26,16 @@ trap 'rm -rf "$dir"' EXIT
 trap 'exit 130' INT TERM
 clone="$top_srcdir/tests/bench/clone-pvs.py"
 single="$top_srcdir/tests/fixtures/single"
-n=${FAULTS_N:-10}
+n=${FAULTS_N:-8}
 python3 "$clone" "$single" "$n" "$dir/img" mv >/dev/null
 for p in fh fe fg; do
 	python3 "$clone" "$single" 1 "$dir/img" "$p" >/dev/null
 done
-# a second VG named mv00000, fresh UUIDs
-python3 "$clone" "$single" 1 "$dir/dup" mv >/dev/null
+# a second VG named mv00000 with other UUIDs (clone-pvs.py seeds by fixture name and prefix)
+mkdir "$dir/single-dup"
+cp "$single"/* "$dir/single-dup/"
+python3 "$clone" "$dir/single-dup" 1 "$dir/dup" mv >/dev/null
+rm -rf "$dir/single-dup"
 mv "$dir/dup/mv00000-d1.img" "$dir/img/dup-d1.img"
 (cd "$dir/img" && tar -cSf "$dir/images.tar" -- *.img)
 rm -rf "$dir/img" "$dir/dup"
@@ -41,7 +44,7 @@ rm -rf "$dir/img" "$dir/dup"
 script="$top_srcdir/tests/vm/guest-faults.sh"
 set -- --udev-children-max 8 --timeout "${VM_TIMEOUT:-1200}" "$@"
 for v in FAULTS_N FAULTS_CASES FAULTS_STEPS FAULTS_ACTIONS FAULTS_SCAN_TIMEOUT FAULTS_DEADLINE \
-	FAULTS_GONE_DELAY; do
+	FAULTS_GONE_DELAY FAULTS_STRICT FAULTS_KILLS; do
 	eval "val=\${$v:-}"
 	[ -z "$val" ] || set -- "$@" --env "$v=$(echo "$val" | tr '\n' ' ')"
 done
