@@ -14,6 +14,7 @@
 # lvm treat as disks (nullb_like_disk). A coldplug: the run state cleared (/run/lvm, as at
 # boot), udev's queue stopped, `udevadm trigger --action=add` on the N devices, the queue
 # started: the first leader since boot reads every device, the fault's included.
+#   none  no fault: the reference time to all VGs up.
 #   hang  fh's PV on a dm linear device over a null_blk, suspended before the coldplug: reads
 #         queue for ever. pvscan_fast/scan_timeout is FAULTS_SCAN_TIMEOUT (3 s). Every other
 #         VG must come up while it is still suspended, the device be named; then it is resumed.
@@ -43,8 +44,8 @@
 # process left. One line "ROW|case|up/expected|seconds to all up|leftovers|semaphores|lock"
 # per case for docs/faults.md.
 #
-# FAULTS_N (8, or fewer than the archive holds), FAULTS_CASES (all of the above, in the order
-# hang eio gone kill garbage runfull sigchld dupname), FAULTS_KILLS (the kill case's STEP:ACTION
+# FAULTS_N (8, or fewer than the archive holds), FAULTS_CASES (all of the above but none, in the
+# order hang eio gone kill garbage runfull sigchld dupname), FAULTS_KILLS (the kill case's STEP:ACTION
 # pairs, "taken:crash activation-begun:term"), or FAULTS_STEPS ("all": every step of
 # lib/base/inject.h) with FAULTS_ACTIONS ("crash term"): every step with every action;
 # FAULTS_SCAN_TIMEOUT (3), FAULTS_GONE_DELAY (500), FAULTS_DEADLINE (300 s: how long a case may
@@ -203,7 +204,26 @@ head -n "$N" "$work/devs.all" >"$work/devs"
 [ "$(wc -l <"$work/devs")" -eq "$N" ] || { echo "faults: devices not written" >&2; exit 1; }
 udevadm settle
 install_pf_rule guest-faults.sh "$work/bin"
-echo "# $N null_blk PVs written in $(since "$t") s; scan_timeout $TIMEOUT s"
+# With systemd as init (vm-run.sh --systemd): leaders run as transient services, which get the
+# fault through the manager's environment; pvscan-fast-recover.service is installed and enabled
+# (naming the build's command) and started as the boot would, after coldplug.
+SYSTEMD=0
+if [ -d /run/systemd/system ]; then
+	SYSTEMD=1
+	sed "s|@sbindir@|$work/real|g" "$top_srcdir/systemd/pvscan-fast-recover.service.in" \
+		>/etc/systemd/system/pvscan-fast-recover.service
+	systemctl daemon-reload
+	systemctl enable pvscan-fast-recover.service 2>/dev/null
+fi
+echo "# $N null_blk PVs written in $(since "$t") s; scan_timeout $TIMEOUT s; systemd $SYSTEMD"
+
+# logs: what pvscan-fast said since the case began: the kernel log (a detached leader's stderr)
+# and, with systemd, the journal (the leader services').
+jmark=$(date +%s)
+logs() {
+	dmesg
+	[ "$SYSTEMD" = 0 ] || journalctl --since "@$jmark" -o short-monotonic --no-pager 2>/dev/null
+}
 DEVS=$(awk '{ printf "/dev/%s ", $1 }' "$work/devs")
 VGS=$(awk '{ n = $3; sub(/.*\//, "", n); sub(/-d1\.img$/, "", n); printf "%s ", n }' "$work/devs")
 while read -r _ devno img; do
@@ -247,6 +267,15 @@ wait_up() {
 # once more: asked twice). 1 when the lock is still held after DEADLINE s.
 leader_idle() {
 	udevadm settle --timeout="$DEADLINE" || true
+	if [ "$SYSTEMD" = 1 ]; then
+		_i=0
+		while [ -n "$(systemctl list-units --no-legend --plain \
+			--state=active,activating,deactivating 'pvscan-fast-leader-*' 2>/dev/null)" ]; do
+			_i=$((_i + 1))
+			[ $_i -lt $((DEADLINE * 2)) ] || return 1
+			sleep 0.5
+		done
+	fi
 	flock -w "$DEADLINE" "$LOCK" true 2>/dev/null || [ ! -e "$LOCK" ] || return 1
 	sleep 0.5
 	flock -w "$DEADLINE" "$LOCK" true 2>/dev/null || [ ! -e "$LOCK" ] || return 1
@@ -351,6 +380,13 @@ reset() {
 	: >"$work/inject"
 	write_conf "$TIMEOUT"
 	dmesg -C
+	if [ "$SYSTEMD" = 1 ]; then
+		systemctl reset-failed 'pvscan-fast-leader-*' pvscan-fast-recover.service \
+			2>/dev/null || true
+		systemctl unset-environment PVSCAN_FAST_INJECT
+		sleep 1 # the journal's --since has a one-second grain
+	fi
+	jmark=$(date +%s)
 }
 
 # fault_dev NAME TABLE: create dm device NAME with TABLE, unseen by pvscan-fast's rule:
@@ -378,7 +414,19 @@ coldplug() {
 
 # said PATTERN: the kernel log's lines (where the detached leader's stderr goes) matching it.
 said() {
-	dmesg | grep -E "$1" | head -3 | sed 's/^/#   /'
+	logs | grep -E "$1" | head -3 | sed 's/^/#   /'
+}
+
+# --- none: the same coldplug without a fault, for the times ---------------------------------
+case_none() {
+	reset
+	monitor_start
+	coldplug
+	wait_up "$t0" || true
+	leader_idle || true
+	row_note="no fault: the reference time"
+	verify none
+	monitor_stop
 }
 
 # --- hang: a PV whose reads never return -----------------------------------------------------
@@ -393,12 +441,12 @@ case_hang() {
 	# the others must come up while it still hangs
 	wait_up "$t0" || true
 	leader_idle || true
-	row_note="suspended $hdev: named in dmesg: $(dmesg | grep -c "$hdev\|fault-hang" || true) lines"
-	if dmesg | grep -E "$hdev|fault-hang" | grep -qiE 'time|answer'; then
+	row_note="suspended $hdev: named in the log: $(logs | grep -c "$hdev\|fault-hang" || true) lines"
+	if logs | grep -E "$hdev|fault-hang" | grep -qiE 'time|answer'; then
 		ok "hang: the hung device ($hdev) is named with its timeout"
 	else
 		not_ok "hang: no timeout message naming $hdev"
-		dmesg | grep -iE 'pvscan|warn|error|time' | head -5 | sed 's/^/#   /'
+		logs | grep -iE 'pvscan|warn|error|time' | head -5 | sed 's/^/#   /'
 	fi
 	said "$hdev|fault-hang"
 	verify hang
@@ -418,11 +466,11 @@ case_eio() {
 	coldplug
 	wait_up "$t0" || true
 	leader_idle || true
-	if dmesg | grep -E "$edev|fault-eio" | grep -qiE 'error|EIO|read'; then
+	if logs | grep -E "$edev|fault-eio" | grep -qiE 'error|EIO|read'; then
 		ok "eio: the failing device ($edev) is named"
 	else
 		not_ok "eio: no message naming $edev"
-		dmesg | grep -iE 'pvscan|warn|error' | head -5 | sed 's/^/#   /'
+		logs | grep -iE 'pvscan|warn|error' | head -5 | sed 's/^/#   /'
 	fi
 	said "$edev|fault-eio"
 	if [ -e /dev/fe00000 ] || [ -e /run/lvm/vgs_online/fe00000 ]; then
@@ -496,27 +544,37 @@ case_gone() {
 case_kill() { # STEP ACTION
 	reset
 	echo "$1:$2" >"$work/inject"
+	[ "$SYSTEMD" = 0 ] || systemctl set-environment "PVSCAN_FAST_INJECT=$1:$2"
 	monitor_start
 	coldplug
 	leader_idle || true
 	t_idle=$(since "$t0")
 	: >"$work/inject"
+	[ "$SYSTEMD" = 0 ] || systemctl unset-environment PVSCAN_FAST_INJECT
 	before=$(links_up)
 	left=$(t_queue_left /run/lvm | sed 's|/.*||' | sort | uniq -c | awk '{ printf "%s=%s ", $2, $1 }')
 	sems=$(ipcs -s | awk '$1 ~ /^0x/' | wc -l)
 	echo "# kill/$1:$2: after the coldplug ($t_idle s): $before of $N up; left: ${left:-nothing};" \
-		"$sems semaphore(s); kernel log: $(dmesg | grep -ciE 'pvscan.*(stop|signal)' || true)" \
+		"$sems semaphore(s); log: $(logs | grep -ciE 'pvscan.*(stop|signal)' || true)" \
 		"stop lines"
 	tr=$(up)
 	rc=0
-	"$PF" --cache --activate ay --autoactivation event --recover >"$work/rec.out" \
-		2>"$work/rec.err" || rc=$?
-	check "kill/$1:$2" recover "$rc" "--recover exit status $rc ($(since "$tr") s)"
+	if [ "$SYSTEMD" = 1 ]; then
+		systemctl start pvscan-fast-recover.service >"$work/rec.out" 2>&1 || rc=$?
+		journalctl -u pvscan-fast-recover.service --since "@$jmark" -o cat --no-pager \
+			>"$work/rec.err" 2>&1 || true
+		how="systemctl start pvscan-fast-recover.service"
+	else
+		"$PF" --cache --activate ay --autoactivation event --recover >"$work/rec.out" \
+			2>"$work/rec.err" || rc=$?
+		how="--recover"
+	fi
+	check "kill/$1:$2" recover "$rc" "$how: exit status $rc ($(since "$tr") s)"
 	[ "$rc" = 0 ] || sed 's/^/#   err: /' "$work/rec.err" | head -5
 	udevadm settle --timeout=120 || true
 	wait_up "$t0" || true
-	row_note="before --recover: $before/$N up, left ${left:-nothing}, $sems sem(s); --recover rc $rc"
-	verify "kill/$1:$2"
+	row_note="before recovery: $before/$N up, left ${left:-nothing}, $sems sem(s); $how rc $rc"
+	verify "kill/$1:$2$([ "$SYSTEMD" = 0 ] || echo " (systemd)")"
 	monitor_stop
 }
 
@@ -555,7 +613,7 @@ case_runfull() {
 	coldplug
 	wait_up "$t0" || true
 	leader_idle || true
-	dmesg | grep pvscan-fast | sort -k3 | uniq -c -f2 | sort -rn | head -8 | sed 's/^/#   /'
+	logs | grep pvscan-fast | sort -k3 | uniq -c -f2 | sort -rn | head -8 | sed 's/^/#   /'
 	t_queue_left /run/lvm >/dev/null
 	row_note="/run/lvm a full 64 KiB tmpfs"
 	verify runfull
@@ -633,7 +691,7 @@ case_dupname() {
 
 for c in $CASES; do
 	case $c in
-	hang | eio | gone | garbage | runfull | sigchld | dupname) "case_$c" ;;
+	none | hang | eio | gone | garbage | runfull | sigchld | dupname) "case_$c" ;;
 	kill)
 		for k in $KILLS; do
 			case_kill "${k%:*}" "${k#*:}"
