@@ -44,8 +44,8 @@
 # process left. One line "ROW|case|up/expected|seconds to all up|leftovers|semaphores|lock"
 # per case for docs/faults.md.
 #
-# FAULTS_N (8, or fewer than the archive holds), FAULTS_CASES (all of the above but none, in the
-# order hang eio gone kill garbage runfull sigchld dupname), FAULTS_KILLS (the kill case's STEP:ACTION
+# FAULTS_N (8, or fewer than the archive holds), FAULTS_CASES ("hang eio gone kill runfull";
+# any of the above, in any order), FAULTS_KILLS (the kill case's STEP:ACTION
 # pairs, "taken:crash activation-begun:term"), or FAULTS_STEPS ("all": every step of
 # lib/base/inject.h) with FAULTS_ACTIONS ("crash term"): every step with every action;
 # FAULTS_SCAN_TIMEOUT (3), FAULTS_GONE_DELAY (500), FAULTS_DEADLINE (300 s: how long a case may
@@ -59,7 +59,8 @@ guest_init guest-faults.sh /tmp/faults
 command -v python3 >/dev/null || { echo "SKIP: faults: no python3"; exit 77; }
 [ -n "${1:-}" ] || { echo "usage: guest-faults.sh IMAGES.tar" >&2; exit 2; }
 N=${FAULTS_N:-8}
-CASES=${FAULTS_CASES:-hang eio gone kill garbage runfull sigchld dupname}
+# make check's share: the rest is make bench-faults's
+CASES=${FAULTS_CASES:-hang eio gone kill runfull}
 # kill: STEP:ACTION pairs; with FAULTS_STEPS, every step of it with every action.
 KILLS=${FAULTS_KILLS:-taken:crash activation-begun:term}
 if [ -n "${FAULTS_STEPS:-}" ]; then
@@ -303,6 +304,9 @@ resumes() {
 known_defect() {
 	[ "${FAULTS_STRICT:-0}" != 1 ] || return 0
 	case "$1:$2" in
+	gone:up | gone:tables)
+		echo "D2 (docs/faults.md): a device stuck in the kernel stalls the one reader process; every device it had not finished is left out"
+		;;
 	runfull:up | runfull:tables)
 		echo "D1 (docs/faults.md): /run/lvm full: the leader fails every VG, 'cannot read the metadata of VG'"
 		;;
@@ -327,6 +331,20 @@ verify() {
 	_up=$(links_up)
 	check "$_c" up "$([ "$_up" -eq "$N" ]; echo $?)" \
 		"$_up of $N unaffected VGs up with /dev/VG/lv0 and /dev/mapper links (${t_up:-never} s)"
+	if [ "$_up" -lt "$N" ]; then
+		_miss=""
+		for _vg in $VGS; do
+			[ -L "/dev/$_vg/lv0" ] || _miss="$_miss $_vg"
+		done
+		echo "#   down:$(echo "$_miss" | cut -d' ' -f1-12)"
+		_re=$(echo "$_miss" | awk '{ for (i = 1; i <= NF && i <= 12; i++) printf "%s%s", (i > 1 ? "|" : ""), $i }')
+		logs | grep -E "$_re" | head -10 | sed 's/^/#   said: /'
+		echo "#   what pvscan-fast said, most frequent first:"
+		logs | grep pvscan-fast | sed 's/^\[[ 0-9.]*\] //' | sed 's/[0-9][0-9]*/N/g' |
+			sort | uniq -c | sort -rn | head -12 | sed 's/^/#   /'
+		ls -l /run/lvm/pvs_online 2>/dev/null | wc -l | sed 's/^/#   pvs_online entries: /'
+		ls /run/lvm/vgs_online 2>/dev/null | wc -l | sed 's/^/#   vgs_online entries: /'
+	fi
 	dmsetup table 2>/dev/null | grep '^mv[0-9]*-lv0:' | sort >"$work/table" || true
 	if cmp -s "$work/expect.table" "$work/table"; then
 		check "$_c" tables 0 "every unaffected LV live with the table its metadata gives"
