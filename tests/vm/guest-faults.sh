@@ -16,7 +16,8 @@
 # started: the first leader since boot reads every device, the fault's included.
 #   none  no fault: the reference time to all VGs up.
 #   hang  fh's PV on a dm linear device over a null_blk, suspended before the coldplug: reads
-#         queue for ever. pvscan_fast/scan_timeout is FAULTS_SCAN_TIMEOUT (3 s). Every other
+#         queue for ever. pvscan_fast/scan_timeout is FAULTS_SCAN_TIMEOUT (3 s) here and in gone
+#         (elsewhere its default, 30 s). Every other
 #         VG must come up while it is still suspended, the device be named; then it is resumed.
 #   eio   fe's PV on a dm device whose metadata area is an `error` target: the label reads,
 #         the metadata returns EIO. The others come up, the device is named.
@@ -174,7 +175,9 @@ EOF
 
 mask_lvm_rule guest-faults.sh
 nullb_like_disk
-# lvm.conf for a case: the backing devices of the dm fault devices are not PVs of their own.
+# lvm.conf for a case: the backing devices of the dm fault devices are not PVs of their own;
+# pvscan_fast/scan_timeout $1 (s), or its default (30 s) without. A short one only where a
+# device is to time out: under TCG on a loaded host, a reader can be silent for seconds.
 # No "a|.*|" last: lvm2's filter decides on the first of a device's names that any pattern
 # matches, which could be /dev/block/MAJ:MIN.
 write_conf() {
@@ -183,12 +186,10 @@ devices {
 	types = [ "nullb", 16 ]
 	global_filter = [ "r|^/dev/nullb$NH\$|", "r|^/dev/nullb$NE\$|" ]
 }
-pvscan_fast {
-	scan_timeout = $1
-}
 EOF
+	[ -z "${1:-}" ] || printf 'pvscan_fast {\n\tscan_timeout = %s\n}\n' "$1" >>/etc/lvm/lvm.conf
 }
-write_conf "$TIMEOUT"
+write_conf
 udevadm settle
 t=$(up)
 modprobe null_blk nr_devices=$((N + 3)) gb=1 memory_backed=1
@@ -216,7 +217,8 @@ if [ -d /run/systemd/system ]; then
 	systemctl daemon-reload
 	systemctl enable pvscan-fast-recover.service 2>/dev/null
 fi
-echo "# $N null_blk PVs written in $(since "$t") s; scan_timeout $TIMEOUT s; systemd $SYSTEMD"
+echo "# $N null_blk PVs written in $(since "$t") s; scan_timeout $TIMEOUT s in hang and gone;" \
+	"systemd $SYSTEMD"
 
 # logs: what pvscan-fast said since the case began: the kernel log (a detached leader's stderr)
 # and, with systemd, the journal (the leader services').
@@ -342,6 +344,8 @@ verify() {
 		echo "#   what pvscan-fast said, most frequent first:"
 		logs | grep pvscan-fast | sed 's/^\[[ 0-9.]*\] //' | sed 's/[0-9][0-9]*/N/g' |
 			sort | uniq -c | sort -rn | head -12 | sed 's/^/#   /'
+		logs | grep -iE 'killed process|out of memory|segfault|oom|traps:' | head -5 |
+			sed 's/^/#   kernel: /'
 		ls -l /run/lvm/pvs_online 2>/dev/null | wc -l | sed 's/^/#   pvs_online entries: /'
 		ls /run/lvm/vgs_online 2>/dev/null | wc -l | sed 's/^/#   vgs_online entries: /'
 	fi
@@ -396,7 +400,7 @@ reset() {
 	dmsetup udevcomplete_all -y >/dev/null 2>&1 || true
 	rm -rf /run/lvm/pvs_online /run/lvm/vgs_online /run/lvm/pvs_lookup /run/lvm/pvscan-fast
 	: >"$work/inject"
-	write_conf "$TIMEOUT"
+	write_conf
 	dmesg -C
 	if [ "$SYSTEMD" = 1 ]; then
 		systemctl reset-failed 'pvscan-fast-leader-*' pvscan-fast-recover.service \
@@ -450,6 +454,7 @@ case_none() {
 # --- hang: a PV whose reads never return -----------------------------------------------------
 case_hang() {
 	reset
+	write_conf "$TIMEOUT"
 	fault_dev fault-hang "0 $NB_SECTORS linear /dev/nullb$NH 0"
 	hdev=$fdev
 	dmsetup suspend fault-hang
@@ -525,6 +530,7 @@ case_gone() {
 	write_images "/dev/$sdev" "$work/img/fg00000-d1.img" >/dev/null
 	udevadm settle
 	# every command now takes GONE_DELAY jiffies: the read is in flight when the disk goes
+	write_conf "$TIMEOUT"
 	echo "$GONE_DELAY" >/sys/bus/pseudo/drivers/scsi_debug/delay
 	monitor_start
 	coldplug

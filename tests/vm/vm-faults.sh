@@ -46,7 +46,7 @@ set -- --udev-children-max 8 --timeout "${VM_TIMEOUT:-1200}" "$@"
 for v in FAULTS_N FAULTS_CASES FAULTS_STEPS FAULTS_ACTIONS FAULTS_SCAN_TIMEOUT FAULTS_DEADLINE \
 	FAULTS_GONE_DELAY FAULTS_STRICT FAULTS_KILLS; do
 	eval "val=\${$v:-}"
-	[ -z "$val" ] || set -- "$@" --env "$v=$(echo "$val" | tr '\n' ' ')"
+	[ -z "$val" ] || set -- "$@" --env "$v=$(printf '%s' "$val" | tr '\n' ' ')"
 done
 rc=0
 /bin/sh "$top_srcdir/tests/vm/vm-run.sh" "$@" "$script" "$dir/images.tar" || rc=$?
