@@ -12,10 +12,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 export top_srcdir top_builddir
 : "${FAULTS_N:=200}"
 : "${FAULTS_CASES:=none hang eio gone garbage runfull sigchld dupname kill}"
-: "${FAULTS_STEPS:=all}"
+# every step with every action, unless FAULTS_KILLS names the STEP:ACTION pairs
+[ -n "${FAULTS_KILLS:-}" ] || : "${FAULTS_STEPS:=all}"
 : "${FAULTS_DEADLINE:=600}"
 : "${VM_TIMEOUT:=14400}"
-export FAULTS_N FAULTS_CASES FAULTS_STEPS FAULTS_DEADLINE VM_TIMEOUT
+export FAULTS_N FAULTS_CASES FAULTS_DEADLINE VM_TIMEOUT
+[ -z "${FAULTS_STEPS:-}" ] || export FAULTS_STEPS
 out=$top_builddir/tests/bench/bench-faults.out
 md=$top_builddir/tests/bench/bench-faults.md
 mkdir -p "$(dirname "$out")"
