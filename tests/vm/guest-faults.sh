@@ -307,7 +307,7 @@ known_defect() {
 	[ "${FAULTS_STRICT:-0}" != 1 ] || return 0
 	case "$1:$2" in
 	gone:up | gone:tables)
-		echo "D2 (docs/faults.md): a device stuck in the kernel stalls the one reader process; every device it had not finished is left out"
+		echo "D2 (docs/faults.md): a reader silent for scan_timeout + 1 s: every device it had not finished is left out"
 		;;
 	runfull:up | runfull:tables)
 		echo "D1 (docs/faults.md): /run/lvm full: the leader fails every VG, 'cannot read the metadata of VG'"
