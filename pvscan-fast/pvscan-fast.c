@@ -37,7 +37,7 @@ static const char *const passed_env[] = {
 /* --setenv=NAME=VALUE strings for systemd-run: bounded by the list above. */
 #define SETENV_MAX (sizeof(passed_env) / sizeof(passed_env[0]) + 1)
 /* systemd-run's own options in lead_as_service() */
-#define ARGS_FIXED 10
+#define ARGS_FIXED 11
 
 /*
  * The engine: $PVSCAN_FAST_ENGINE, else beside this binary (a build tree), else where
@@ -200,6 +200,12 @@ static int lead_as_service(int argc, char **argv)
 	args[n++] = "--collect";
 	/* at boot: not ordered after basic.target, as lvm2's own activation services */
 	args[n++] = "--property=DefaultDependencies=no";
+	/*
+	 * The unit ends with the leader: a reader process stuck on a device that never answers
+	 * (it cannot be killed in the kernel) must not keep the unit stopping until systemd's
+	 * stop timeout; lvm2 children get SIGTERM from the leader, and die with it.
+	 */
+	args[n++] = "--property=KillMode=process";
 	args[n++] = unit;
 	args[n++] = "--description=pvscan-fast leader: scan and autoactivate LVM2 PVs";
 	(void)snprintf(setenv_buf[k], sizeof(setenv_buf[k]), "--setenv=%s=1", PF_DETACHED_ENV);
