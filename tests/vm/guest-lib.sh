@@ -161,3 +161,28 @@ no_udev_sems() {
 		dmsetup udevcomplete_all -y >/dev/null 2>&1 || true
 	fi
 }
+
+# write_images DEV IMAGE...: each image's non-zero 4 KiB blocks onto its device (memory-backed
+# null_blk keeps what is written), by one python process; prints "NAME MAJ:MIN IMAGE".
+write_images() {
+	python3 - "$@" <<'EOF'
+import os, sys
+args = sys.argv[1:]
+for dev, img in zip(args[0::2], args[1::2]):
+    with open(img, "rb") as src:
+        fd = os.open(dev, os.O_WRONLY | os.O_CLOEXEC)
+        off = 0
+        while True:
+            blk = src.read(4096)
+            if not blk:
+                break
+            if blk.count(0) != len(blk):
+                os.pwrite(fd, blk, off)
+            off += len(blk)
+        os.fsync(fd)
+        rdev = os.fstat(fd).st_rdev
+        os.close(fd)
+    print("%s %d:%d %s" % (os.path.basename(dev), os.major(rdev), os.minor(rdev), img),
+          flush=True)
+EOF
+}

@@ -12,19 +12,8 @@
 # sparse tar in the build tree.
 set -eu
 
-here=$(cd "$(dirname "$0")" && pwd)
-: "${top_srcdir:=$(cd "$here/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir}"
-export top_srcdir top_builddir
-
-for c in python3 tar qemu-system-x86_64; do
-	command -v "$c" >/dev/null 2>&1 || { echo "SKIP: vm-faults: $c not installed"; exit 77; }
-done
-mkdir -p "$top_builddir/tests/vm"
-dir=$(mktemp -d "$top_builddir/tests/vm/faults.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
-trap 'exit 130' INT TERM
-clone="$top_srcdir/tests/bench/clone-pvs.py"
+. "$(dirname "$0")/../lib/vm-host.sh"
+vm_host_init faults
 single="$top_srcdir/tests/fixtures/single"
 n=${FAULTS_N:-8}
 python3 "$clone" "$single" "$n" "$dir/img" mv >/dev/null

@@ -7,19 +7,8 @@
 # tree: cloning 200 images with python under TCG costs about a minute.
 set -eu
 
-here=$(cd "$(dirname "$0")" && pwd)
-: "${top_srcdir:=$(cd "$here/../.." && pwd)}"
-: "${top_builddir:=$top_srcdir}"
-export top_srcdir top_builddir
-
-for c in python3 tar qemu-system-x86_64; do
-	command -v "$c" >/dev/null 2>&1 || { echo "SKIP: vm-many: $c not installed"; exit 77; }
-done
-mkdir -p "$top_builddir/tests/vm"
-dir=$(mktemp -d "$top_builddir/tests/vm/many-vgs.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
-trap 'exit 130' INT TERM
-clone="$top_srcdir/tests/bench/clone-pvs.py"
+. "$(dirname "$0")/../lib/vm-host.sh"
+vm_host_init many-vgs
 python3 "$clone" "$top_srcdir/tests/fixtures/single" "${MANY_VGS_N:-200}" "$dir/img" mv >/dev/null
 (cd "$dir/img" && tar -cSf "$dir/images.tar" -- *.img)
 # for hotplug: one more single-PV VG and a two-PV VG
