@@ -78,9 +78,6 @@ fi
 TIMEOUT=${FAULTS_SCAN_TIMEOUT:-3}
 DEADLINE=${FAULTS_DEADLINE:-300}
 GONE_DELAY=${FAULTS_GONE_DELAY:-500}
-# fixtures/single: lv0 is 8 MiB, linear, at pe_start 1 MiB
-LV_SECTORS=16384
-PE_START=2048
 NB_SECTORS=2097152
 LOCK=/run/lock/lvm/pvscan-fast.leader
 INJ=$top_builddir/tests/inject/pvscan-fast
@@ -205,10 +202,7 @@ logs() {
 }
 DEVS=$(awk '{ printf "/dev/%s ", $1 }' "$work/devs")
 VGS=$(awk '{ n = $3; sub(/.*\//, "", n); sub(/-d1\.img$/, "", n); printf "%s ", n }' "$work/devs")
-while read -r _ devno img; do
-	vg=$(basename "$img" -d1.img)
-	echo "$vg-lv0: 0 $LV_SECTORS linear $devno $PE_START"
-done <"$work/devs" | sort >"$work/expect.table"
+expect_tables
 
 # --- what every case checks ----------------------------------------------------------------------
 # links_up: how many of the N VGs have /dev/VG/lv0 and /dev/mapper/VG-lv0.

@@ -186,3 +186,16 @@ for dev, img in zip(args[0::2], args[1::2]):
           flush=True)
 EOF
 }
+
+# fixtures/single: lv0 is 8 MiB, linear, at pe_start 1 MiB
+LV_SECTORS=16384
+PE_START=2048
+
+# expect_tables: $work/expect.table, every VG's lv0 on its device as the clones of
+# fixtures/single carry it, from $work/devs (write_images' "NAME MAJ:MIN IMAGE" lines).
+expect_tables() {
+	while read -r _ devno img; do
+		vg=$(basename "$img" -d1.img)
+		echo "$vg-lv0: 0 $LV_SECTORS linear $devno $PE_START"
+	done <"$work/devs" | sort >"$work/expect.table"
+}

@@ -39,9 +39,6 @@ command -v python3 >/dev/null || { echo "SKIP: many-vgs: no python3"; exit 77; }
 N=${MANY_VGS_N:-200}
 CM=${MANY_VGS_CHILDREN_MAX:-8}
 LVM2_DEADLINE=${MANY_VGS_LVM2_DEADLINE:-150}
-# fixtures/single: lv0 is 8 MiB, linear, at pe_start 1 MiB
-LV_SECTORS=16384
-PE_START=2048
 # How long a storm may take before the test gives up on it (udev's own event timeout is 180 s).
 STORM_DEADLINE=240
 udevd_pid=""
@@ -109,14 +106,6 @@ udev_log_since() {
 }
 log_mark() {
 	wc -l <"$work/udevd.log"
-}
-
-# Expected tables: every VG's lv0 on its device, as the fixture's metadata says.
-expect_tables() {
-	while read -r _ devno img; do
-		vg=$(basename "$img" -d1.img)
-		echo "$vg-lv0: 0 $LV_SECTORS linear $devno $PE_START"
-	done <"$work/devs" | sort >"$work/expect.table"
 }
 
 # links_count: how many VGs have /dev/VG/lv0 and /dev/mapper/VG-lv0 (no process per VG).
