@@ -397,6 +397,7 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 {
 	const struct pf_opts *o = a->o;
 	struct pf_activate_opts ao = { .lock_dir = a->paths->lock, .sys_dir = a->paths->sys,
+				       .run_dir = a->paths->run,
 				       .settings = a->st, .dry_run = o->test,
 				       .dup_pvids = a->dup_pvids, .n_dup_pvids = a->n_dup_pvids,
 				       .process_each = a->process_each,

@@ -15,6 +15,7 @@
 #include "format/probe.h"
 #include "format/vg.h"
 #include "io/reader.h"
+#include "io/stuck.h"
 
 static void set_reason(char *buf, size_t size, const char *fmt, ...) _printf_(3, 4);
 static void set_reason(char *buf, size_t size, const char *fmt, ...)
@@ -54,8 +55,10 @@ static void reread_release(struct reread *rr)
  * incomplete, as lvm2 finds it with that PV missing. ret gets a warning for each such PV.
  */
 static int reread_vg(const char *vgname, const struct pf_activate_pv *pvs, size_t n,
-		     unsigned timeout_ms, struct reread *rr, struct pf_activate_result *ret)
+		     unsigned timeout_ms, const char *run_dir, struct reread *rr,
+		     struct pf_activate_result *ret)
 {
+	_cleanup_free_ char *stuck_dir = run_dir ? pf_stuck_dir(run_dir) : NULL;
 	_cleanup_free_ const struct pf_vg **copies = NULL;
 	_cleanup_free_ struct pf_reader_dev *rd = NULL;
 	_cleanup_free_ size_t *which = NULL;
@@ -78,6 +81,9 @@ static int reread_vg(const char *vgname, const struct pf_activate_pv *pvs, size_
 		which[m++] = i;
 	}
 	rr->n = n;
+	if (run_dir && !stuck_dir)
+		return -ENOMEM;
+	ro.stuck_dir = stuck_dir;
 	r = pf_reader_scan_paths(rd, m, &ro, NULL);
 	if (r == -ENOMEM)
 		return r;
@@ -474,7 +480,8 @@ int pf_activate_vg(const struct pf_activate_opts *o, const char *vgname,
 		}
 	}
 	r = reread_vg(vgname, pvs, n_pvs,
-		      o->timeout_ms ? o->timeout_ms : o->settings->scan_timeout_sec * 1000U, &j.rr,
+		      o->timeout_ms ? o->timeout_ms : o->settings->scan_timeout_sec * 1000U,
+		      o->run_dir, &j.rr,
 		      ret);
 	if (r < 0)
 		goto out;

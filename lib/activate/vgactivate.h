@@ -36,6 +36,7 @@ struct pf_activate_opts {
 	const char *const *dup_pvids;
 	size_t n_dup_pvids;
 	const char *sys_dir;
+	const char *run_dir; /* for io/stuck.h; NULL: devices a reader is stuck on not tracked */
 	const struct pf_settings *settings;
 	bool dry_run; /* decide and build the tables, take no lock, change nothing */
 	bool no_dm;   /* device-mapper is not there or not to be asked: nothing is active */

@@ -8,11 +8,13 @@
 #include <linux/fs.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -26,6 +28,7 @@
 #include "io/reader.h"
 #include "io/record.h"
 #include "io/replay.h"
+#include "io/stuck.h"
 #include "io/tee.h"
 
 /* What the caller reads at once. */
@@ -311,14 +314,15 @@ static void init_probe(const struct pf_reader_dev *d, const struct pf_reader_opt
 /* The reader of pf_reader_scan_paths(): opens the devices itself, then reads them. */
 static void __attribute__((noreturn))
 paths_reader_main(const struct pf_reader_dev *devs, size_t n, const struct pf_reader_opts *opts,
-		  const struct pf_aio_opts *ao, int out_fd)
+		  const struct pf_aio_opts *ao, int out_fd, int stuck_fd)
 {
 	struct pf_aio_target *t = calloc(n ? n : 1, sizeof(*t));
 	struct pf_aio_opts o = *ao;
 	struct opener *op;
+	int keep[2] = { out_fd, stuck_fd }, rc;
 	size_t m = 0;
 
-	isolate(&out_fd, 1);
+	isolate(keep, stuck_fd < 0 ? 1 : 2);
 	if (!t)
 		_exit(1);
 	op = open_all(devs, n, ao->timeout_ms ? ao->timeout_ms : PF_AIO_TIMEOUT_MS_DEFAULT,
@@ -339,7 +343,9 @@ paths_reader_main(const struct pf_reader_dev *devs, size_t n, const struct pf_re
 	}
 	o.close_done = true;
 	pf_inject("reader-opened");
-	_exit(pf_tee_record(t, m, &o, out_fd) < 0 ? 1 : 0);
+	rc = pf_tee_record(t, m, &o, out_fd) < 0 ? 1 : 0;
+	pf_inject("reader-exit");
+	_exit(rc);
 }
 
 /* What a reader is to do: read targets (fd mode), or open and read devs (path mode). */
@@ -350,6 +356,7 @@ struct job {
 	const struct pf_reader_dev *devs; /* path mode */
 	size_t n_devs;
 	const struct pf_reader_opts *ro;
+	int stuck_fd; /* path mode: the reader holds it, and its lock, for as long as it lives */
 };
 
 /*
@@ -367,8 +374,10 @@ static int start_reader(const struct job *j, int out_fd)
 
 		if (g != 0) /* the exit status carries fork()'s errno */
 			_exit(g < 0 ? (errno > 0 && errno < 256 ? errno : EAGAIN) : 0);
+		/* A caller that stopped listening is told by EPIPE; the reader still ends its own way. */
+		(void)signal(SIGPIPE, SIG_IGN);
 		if (j->devs)
-			paths_reader_main(j->devs, j->n_devs, j->ro, j->ao, out_fd);
+			paths_reader_main(j->devs, j->n_devs, j->ro, j->ao, out_fd, j->stuck_fd);
 		reader_main(j->t, j->n_t, j->ao, out_fd);
 	}
 	err = inj < 0 ? -inj : errno;
@@ -647,7 +656,7 @@ int pf_reader_scan(struct pf_aio_target *targets, size_t n, const struct pf_aio_
 	static const struct pf_aio_opts defaults;
 	struct intake in = { 0 };
 	char why[PF_DIAG_MSG_MAX / 2];
-	struct job j = { .t = targets, .n_t = n };
+	struct job j = { .t = targets, .n_t = n, .stuck_fd = -1 };
 	int r, err = 0;
 
 	if (!opts)
@@ -720,30 +729,32 @@ static void paths_unknown(struct paths *ps, int err, const char *why)
 	}
 }
 
-int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_reader_opts *opts,
-			 bool *ret_nofile_limited)
+/* A device as it stands before the reader says anything: not opened, nothing read. */
+static void reset_dev(struct pf_reader_dev *d, const struct pf_reader_opts *opts)
 {
-	static const struct pf_reader_opts defaults;
+	init_probe(d, opts, 0, 0);
+	d->opened = false;
+	d->status = 0;
+	pf_diag_clear(&d->diag);
+	d->bytes_read = 0;
+	d->n_reads = 0;
+	d->reader_lost = false;
+}
+
+static int scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_reader_opts *opts,
+		      int stuck_fd, bool *ret_nofile_limited)
+{
 	_cleanup_free_ struct pf_aio_target *t = NULL;
 	_cleanup_free_ size_t *which = NULL;
 	_cleanup_free_ bool *known = NULL;
 	struct pf_aio_opts ao = { 0 };
 	struct paths ps = { 0 };
 	struct intake in = { .ps = &ps };
-	struct job j = { .ao = &ao };
+	struct job j = { .ao = &ao, .stuck_fd = stuck_fd };
 	char why[PF_DIAG_MSG_MAX / 2];
 	bool limited;
 	int r, r2, err = 0;
 
-	if (!opts)
-		opts = &defaults;
-	if (n && !devs)
-		return -EINVAL;
-	if (n > PF_AIO_TARGETS_MAX)
-		return -E2BIG;
-	for (size_t i = 0; i < n; i++)
-		if (!devs[i].path || !devs[i].probe)
-			return -EINVAL;
 	t = calloc(n ? n : 1, sizeof(*t));
 	which = calloc(n ? n : 1, sizeof(*which));
 	known = calloc(n ? n : 1, sizeof(*known));
@@ -755,17 +766,8 @@ int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_r
 	 */
 	limited = pf_aio_raise_nofile(n) < 0;
 	/* Until the reader says otherwise, nothing is opened. */
-	for (size_t i = 0; i < n; i++) {
-		struct pf_reader_dev *d = &devs[i];
-
-		init_probe(d, opts, 0, 0);
-		d->opened = false;
-		d->status = 0;
-		pf_diag_clear(&d->diag);
-		d->bytes_read = 0;
-		d->n_reads = 0;
-		d->reader_lost = false;
-	}
+	for (size_t i = 0; i < n; i++)
+		reset_dev(&devs[i], opts);
 	if (opts->no_aio) {
 		r = scan_paths_pread(devs, n, opts);
 		goto out;
@@ -810,5 +812,89 @@ int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_r
 out:
 	if (r == 0 && ret_nofile_limited)
 		*ret_nofile_limited = limited;
+	return r;
+}
+
+/* A device a live reader is still stuck on: failed unread, with how long it has been. */
+static void fail_stuck(struct pf_reader_dev *d, const struct pf_reader_opts *opts,
+		       const struct pf_stuck_key *hung)
+{
+	long long ago = hung->since > 0 ? (long long)time(NULL) - hung->since : -1;
+
+	reset_dev(d, opts);
+	d->status = -ETIMEDOUT;
+	if (ago >= 0)
+		pf_diag_msg(&d->diag,
+			    "%s not read: a read of it %lld s ago has not returned yet: device "
+			    "left out",
+			    d->path, ago);
+	else
+		pf_diag_msg(&d->diag,
+			    "%s not read: an earlier read of it has not returned yet: device "
+			    "left out",
+			    d->path);
+}
+
+int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_reader_opts *opts,
+			 bool *ret_nofile_limited)
+{
+	static const struct pf_reader_opts defaults;
+	_cleanup_free_ struct pf_stuck_key *stuck = NULL, *keys = NULL;
+	_cleanup_free_ struct pf_reader_dev *sub = NULL;
+	_cleanup_free_ size_t *which = NULL;
+	_cleanup_free_ bool *have_key = NULL;
+	struct pf_stuck_file f = { .fd = -1 };
+	size_t n_stuck = 0, m = 0;
+	int r;
+
+	if (!opts)
+		opts = &defaults;
+	if (n && !devs)
+		return -EINVAL;
+	if (n > PF_AIO_TARGETS_MAX)
+		return -E2BIG;
+	for (size_t i = 0; i < n; i++)
+		if (!devs[i].path || !devs[i].probe)
+			return -EINVAL;
+	if (!opts->stuck_dir || opts->no_aio || n == 0)
+		return scan_paths(devs, n, opts, -1, ret_nofile_limited);
+	keys = calloc(n, sizeof(*keys));
+	have_key = calloc(n, sizeof(*have_key));
+	sub = calloc(n, sizeof(*sub));
+	which = calloc(n, sizeof(*which));
+	if (!keys || !have_key || !sub || !which)
+		return -ENOMEM;
+	r = pf_stuck_load(opts->stuck_dir, &stuck, &n_stuck);
+	if (r == -ENOMEM)
+		return r;
+	if (r < 0)
+		pf_debug("cannot read %s: %s", opts->stuck_dir, strerror(-r));
+	for (size_t i = 0; i < n; i++) {
+		const struct pf_stuck_key *hung = NULL;
+
+		have_key[i] = pf_stuck_key_of(devs[i].path, &keys[i]) == 0;
+		if (have_key[i] && n_stuck)
+			hung = pf_stuck_find(stuck, n_stuck, &keys[i]);
+		if (hung) {
+			fail_stuck(&devs[i], opts, hung);
+			continue;
+		}
+		sub[m] = devs[i];
+		which[m++] = i;
+	}
+	/* Without the file the scan still runs: only a later scan's restraint is lost. */
+	r = pf_stuck_begin(opts->stuck_dir, &f);
+	if (r < 0)
+		pf_debug("cannot make a reader's file in %s: %s", opts->stuck_dir, strerror(-r));
+	r = scan_paths(sub, m, opts, f.fd, ret_nofile_limited);
+	for (size_t k = 0; k < m; k++) {
+		size_t i = which[k];
+
+		devs[i] = sub[k];
+		if (devs[i].status == -ETIMEDOUT && !devs[i].reader_lost && have_key[i] &&
+		    f.fd >= 0 && pf_stuck_note(&f, &keys[i]) < 0)
+			pf_debug("cannot note %s in %s", devs[i].path, f.path);
+	}
+	pf_stuck_end(&f);
 	return r;
 }

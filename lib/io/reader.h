@@ -37,8 +37,9 @@
  * in a read (or in open()) does not keep the others open (EBUSY for dmsetup
  * remove, mdadm --stop, partition changes). A stuck reader holds only that
  * device, its aio context (one of fs/aio-max-nr, never destroyed while a read
- * is in it), the pipe's write end, and its memory. Nothing bounds how many
- * such readers pile up: each scan that meets the stuck device leaves one more.
+ * is in it), the pipe's write end, and its memory. With a stuck_dir, a device
+ * that a live reader is stuck on is left alone by later scans (io/stuck.h), so
+ * at most one reader waits on each such device.
  *
  * A reader that cannot be started (pipe2() or fork() failed twice) fails the
  * scan; one that ends before saying anything fails every device with that
@@ -85,6 +86,11 @@ struct pf_reader_opts {
 	bool read_ignored;    /* the probes read ignored mdas' text too (--dump) */
 	bool no_aio;	      /* pread here, no reader and no timeout: one device, no aio context */
 	struct pf_probe_budget *budget; /* the probes' shared budget (format/probe.h), or NULL */
+	/*
+	 * Where readers note the devices they gave up on (io/stuck.h); NULL: not noted.
+	 * A device a live reader is stuck on is not read again: -ETIMEDOUT, with why.
+	 */
+	const char *stuck_dir;
 };
 
 /*

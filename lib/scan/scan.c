@@ -17,6 +17,7 @@
 #include "device/filter.h"
 #include "device/sysfs.h"
 #include "io/reader.h"
+#include "io/stuck.h"
 #include "scan/scan.h"
 #include "state/lvmlock.h"
 
@@ -368,10 +369,14 @@ static int read_all(const struct pf_scan_opts *o, struct pf_scan *s, bool md_ful
 	 */
 	struct pf_probe_budget reading = { .limit = budget > UINT64_MAX / 2 ? UINT64_MAX
 									   : 2 * budget };
+	_cleanup_free_ char *stuck_dir = pf_stuck_dir(o->paths->run);
 	struct pf_reader_opts ro = { .proc_dir = o->paths->proc, .no_aio = o->no_aio,
-				     .budget = &reading };
+				     .budget = &reading, .stuck_dir = stuck_dir };
 	size_t n = 0;
 	int r;
+
+	if (!stuck_dir)
+		return -ENOMEM;
 
 	rd = calloc(s->n ? s->n : 1, sizeof(*rd));
 	which = calloc(s->n ? s->n : 1, sizeof(*which));

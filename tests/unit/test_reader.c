@@ -12,8 +12,11 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/macro.h"
 #include "build.h"
 #include "format/probe.h"
@@ -31,6 +35,7 @@
 #include "io/backend.h"
 #include "io/pvread.h"
 #include "io/reader.h"
+#include "io/stuck.h"
 #include "scanrig.h"
 #include "unit.h"
 
@@ -742,6 +747,139 @@ START_TEST(test_paths_open_hangs)
 END_TEST
 
 /*
+ * A process other than this one with path open, from /proc/PID/fd; 0 if none. (/proc/locks
+ * names the process that took an flock, and this one took it for the reader.)
+ */
+static pid_t other_holder(const char *path)
+{
+	DIR *procs = opendir("/proc");
+	struct dirent *e;
+	pid_t who = 0;
+
+	ck_assert_ptr_nonnull(procs);
+	while (!who && (e = readdir(procs))) {
+		char fds[64], link[PATH_MAX + 64], target[PATH_MAX];
+		struct dirent *f;
+		DIR *d;
+		int pid = atoi(e->d_name);
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		(void)snprintf(fds, sizeof(fds), "/proc/%d/fd", pid);
+		d = opendir(fds);
+		if (!d)
+			continue;
+		while (!who && (f = readdir(d))) {
+			ssize_t len;
+
+			(void)snprintf(link, sizeof(link), "%s/%s", fds, f->d_name);
+			len = readlink(link, target, sizeof(target) - 1);
+			if (len <= 0)
+				continue;
+			target[len] = '\0';
+			if (strcmp(target, path) == 0)
+				who = pid;
+		}
+		(void)closedir(d);
+	}
+	(void)closedir(procs);
+	return who;
+}
+
+/* The one reader's file in sd ("r-..."): its path in ret. */
+static void reader_file(const char *sd, char *ret, size_t size)
+{
+	DIR *d = opendir(sd);
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, "r-", 2) == 0 && n++ == 0)
+			(void)snprintf(ret, size, "%s/%s", sd, e->d_name);
+	(void)closedir(d);
+	ck_assert_int_eq(n, 1);
+}
+
+/*
+ * A device a reader is left waiting on is not waited on by a second one: the next scan
+ * leaves it out, saying why, and reads the rest; once that reader is gone, the device is
+ * tried again. The wait is the FIFO's open, and "reader-exit:delay" keeps the reader alive
+ * after it gave up, as a read stuck in the kernel keeps it.
+ */
+START_TEST(test_paths_stuck_not_joined)
+{
+	enum { N = 3, HUNG = 1 };
+	char dir[] = "/tmp/pf-reader-XXXXXX";
+	char paths[N][64], sd[64], file[512], want[PF_DIAG_MSG_MAX];
+	struct pf_reader_dev rd[N];
+	struct pf_probe p[N];
+	struct pf_stuck_key *keys = NULL;
+	size_t n_keys = 0;
+	uint8_t *img = make_image(&L_BASIC);
+	struct pf_reader_opts ro = { .timeout_ms = 1000, .stuck_dir = sd };
+	uint64_t deadline;
+	pid_t reader;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	(void)snprintf(sd, sizeof(sd), "%s/readers", dir);
+	fifo_among_images(dir, paths, rd, p, N, HUNG, img);
+
+	ck_assert_int_eq(setenv("PVSCAN_FAST_INJECT", "reader-exit:delay=60000", 1), 0);
+	ck_assert_int_eq(pf_reader_scan_paths(rd, N, &ro, NULL), 0);
+	ck_assert_int_eq(unsetenv("PVSCAN_FAST_INJECT"), 0);
+	ck_assert_int_eq(rd[HUNG].status, -ETIMEDOUT);
+	ck_assert_ptr_nonnull(strstr(rd[HUNG].diag.msg, "no answer within 1000 ms"));
+	reader_file(sd, file, sizeof(file));
+	reader = other_holder(file);
+	ck_assert_int_gt(reader, 0);
+
+	for (size_t i = 0; i < N; i++)
+		pf_probe_release(&p[i]);
+	ck_assert_int_eq(pf_reader_scan_paths(rd, N, &ro, NULL), 0);
+	ck_assert_int_eq(rd[HUNG].status, -ETIMEDOUT);
+	ck_assert(!rd[HUNG].opened);
+	(void)snprintf(want, sizeof(want), "%s not read: a read of it ", paths[HUNG]);
+	ck_assert_ptr_eq(strstr(rd[HUNG].diag.msg, want), rd[HUNG].diag.msg);
+	ck_assert_ptr_nonnull(strstr(rd[HUNG].diag.msg, "has not returned yet: device left out"));
+	for (size_t i = 0; i < N; i++) {
+		if (i == HUNG)
+			continue;
+		ck_assert_int_eq(rd[i].status, 0);
+		ck_assert_uint_eq(pf_probe_vg(&p[i])->seqno, L_BASIC.seqno);
+	}
+	/* the second scan gave up on nothing: only the first reader's file is there */
+	reader_file(sd, file, sizeof(file));
+
+	ck_assert_int_eq(kill(reader, SIGKILL), 0);
+	deadline = pf_now_ns() + 60ULL * 1000000000ULL;
+	do {
+		free(keys);
+		keys = NULL;
+		ck_assert_int_eq(pf_stuck_load(sd, &keys, &n_keys), 0);
+		if (n_keys)
+			pf_sleep_ms(10);
+	} while (n_keys && pf_now_ns() < deadline);
+	ck_assert_uint_eq(n_keys, 0);
+
+	for (size_t i = 0; i < N; i++)
+		pf_probe_release(&p[i]);
+	ck_assert_int_eq(pf_reader_scan_paths(rd, N, &ro, NULL), 0);
+	ck_assert_int_eq(rd[HUNG].status, -ETIMEDOUT);
+	ck_assert_ptr_nonnull(strstr(rd[HUNG].diag.msg, "no answer within 1000 ms"));
+
+	for (size_t i = 0; i < N; i++) {
+		pf_probe_release(&p[i]);
+		(void)unlink(paths[i]);
+	}
+	free(keys);
+	(void)snprintf(want, sizeof(want), "rm -rf %s", dir);
+	ck_assert_int_eq(system(want), 0);
+	free(img);
+}
+END_TEST
+
+/*
  * The reader dies once it has said how some opens went (the FIFO's never
  * returns): the devices it opened were not read either, and say why.
  */
@@ -923,6 +1061,7 @@ static Suite *make_suite(void)
 	tcase_add_loop_test(tp, test_paths_match_pread, 0, 4);
 	tcase_add_test(tp, test_paths_many);
 	tcase_add_test(tp, test_paths_open_hangs);
+	tcase_add_test(tp, test_paths_stuck_not_joined);
 	tcase_add_test(tp, test_paths_opens_hang_bound);
 	tcase_add_test(tp, test_paths_reader_dies_among_opens);
 	tcase_add_test(tp, test_paths_cannot_start);
