@@ -414,35 +414,35 @@ static int read_all(const struct pf_scan_opts *o, struct pf_scan *s, bool md_ful
 uint64_t pf_scan_default_budget(void)
 {
 	/*
-	 * A quarter of memory leaves the rest of a boot (the initramfs's tmpfs, udev's workers,
-	 * the activations themselves) room, so the leader is not what the OOM killer takes
-	 * when hostile devices show up; the cap keeps a big machine from granting one pass
-	 * more than legitimate metadata needs. A parsed copy keeps about six times its text
-	 * plus 20 KiB (a VG of 320 LVs: 91 KiB of text, 556 KiB kept): a hundred PVs of an
-	 * ordinary VG keep a few MiB, and even a thousand PVs of a VG with 500 LVs, one copy
-	 * each (pvcreate's default), keep about 1 GiB. A host past the budget gets every
-	 * skipped device named, not a silent guess.
+	 * A pass holds metadata in three places at once: the reader's probes and their shadows
+	 * (io/tee.h) and the caller's replay, each reading up to twice the budget. A 24th of
+	 * memory each keeps all of them within a quarter, which leaves the rest of a boot (the
+	 * initramfs's tmpfs, udev's workers, the activations) room, so the leader is not what
+	 * the OOM killer takes when hostile devices show up; the cap keeps a big machine from
+	 * granting one pass more than legitimate metadata needs. A parsed copy keeps about six
+	 * times its text plus 20 KiB (a VG of 320 LVs: 91 KiB of text, 556 KiB kept): a hundred
+	 * PVs of an ordinary VG keep a few MiB, a thousand PVs of a VG with 500 LVs, one copy
+	 * each (pvcreate's default), about 1 GiB (the budget of a 24 GiB machine). A host past
+	 * the budget gets every skipped device named, not a silent guess.
 	 */
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	uint64_t quarter;
+	uint64_t share;
 
 	if (pages <= 0 || page <= 0)
 		return PF_SCAN_BUDGET_MAX;
-	quarter = (uint64_t)pages / 4U * (uint64_t)page;
-	return quarter < PF_SCAN_BUDGET_MAX ? quarter : PF_SCAN_BUDGET_MAX;
+	share = (uint64_t)pages / 24U * (uint64_t)page;
+	return share < PF_SCAN_BUDGET_MAX ? share : PF_SCAN_BUDGET_MAX;
 }
 
 /*
  * Charge what each device read keeps against the pass's budget, in scan order (lvm2's order
  * for a full scan, else the order named), so which devices are dropped does not depend on
- * how the reads happened to complete. Once a device does not fit, the budget counts as used
- * up for every later device that keeps anything: their metadata is freed and they are left
- * out, named, while the devices before them go on.
+ * how the reads happened to complete. A device that does not fit (or that the reads already
+ * refused) is freed and left out, named; the devices after it that still fit are kept, so
+ * one giant set of metadata costs its own device, not every device behind it.
  */
 static void apply_budget(struct pf_scan *s, uint64_t budget)
 {
-	bool used_up = false;
-
 	s->mem_budget_bytes = budget;
 	for (size_t i = 0; i < s->n; i++) {
 		struct pf_scan_dev *d = &s->devs[i];
@@ -453,11 +453,10 @@ static void apply_budget(struct pf_scan *s, uint64_t budget)
 		need = pf_probe_bytes(&d->probe);
 		if (need == 0 && !d->probe.over_budget)
 			continue;
-		if (!used_up && !d->probe.over_budget && need <= budget - s->mem_used_bytes) {
+		if (!d->probe.over_budget && need <= budget - s->mem_used_bytes) {
 			s->mem_used_bytes += need;
 			continue;
 		}
-		used_up = true;
 		pf_probe_release(&d->probe);
 		read_failed(d, -ENOMEM);
 		d->over_budget = true;

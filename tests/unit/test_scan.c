@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The scan pass's metadata memory budget: a full scan over a fake sysfs whose disks are
- * image files of built PVs, with a budget too small for all of them.
+ * image files of built PVs, with a budget too small for all of them; one giant device first
+ * costs only itself.
  */
 #include "config.h"
 
@@ -23,11 +24,13 @@ FAKESYS_FIXTURE
 #define MDA_SIZE  (64U * 1024U)
 #define N_DEVS	  4U
 
-/* A PV of its own one-PV VG "vgN" on disk sdX (minor 16 * n), as an image file in dev/. */
-static void make_pv(unsigned n)
+/* A PV of its own one-PV VG "vgN" with n_lvs LVs on disk sdX (minor 16 * n), in dev/. */
+static void make_pv_lvs(unsigned n, unsigned n_lvs)
 {
 	struct pf_disk_locn da = { 1024 * 1024, 0 }, mda = { MDA_START, MDA_SIZE };
-	char pvid[PF_ID_LEN + 1], uuid[64], text[1024], kname[8];
+	char pvid[PF_ID_LEN + 1], uuid[64], kname[8];
+	size_t size = 1024U + (size_t)n_lvs * 256U, at;
+	char *text = malloc(size);
 	struct pf_build_label spec = { .sector = 1, .device_size_bytes = DEV_SIZE,
 				       .n_data_areas = 1, .data_areas = &da, .n_mdas = 1,
 				       .mdas = &mda, .ext_version = 2,
@@ -36,18 +39,33 @@ static void make_pv(unsigned n)
 	int len;
 
 	ck_assert_ptr_nonnull(img);
+	ck_assert_ptr_nonnull(text);
 	memset(pvid, 'a' + (int)n, PF_ID_LEN);
 	pvid[PF_ID_LEN] = '\0';
 	(void)snprintf(uuid, sizeof(uuid), "%.6s-%.4s-%.4s-%.4s-%.4s-%.4s-%.6s", pvid, pvid, pvid,
 		       pvid, pvid, pvid, pvid);
-	len = snprintf(text, sizeof(text),
+	len = snprintf(text, size,
 		       "vg%u {\nid = \"SMXdl4-CC44-uuuT-0k1u-g51v-Ub5x-0I3wD%u\"\nseqno = 1\n"
 		       "status = [\"READ\", \"WRITE\"]\nflags = []\nextent_size = 8192\n"
 		       "max_lv = 0\nmax_pv = 0\nphysical_volumes {\npv0 { id = \"%s\" "
-		       "status = [\"ALLOCATABLE\"] pe_start = 2048 pe_count = 10 }\n}\n}\n"
-		       "contents = \"Text Format Volume Group\"\nversion = 1\n",
+		       "status = [\"ALLOCATABLE\"] pe_start = 2048 pe_count = 10 }\n}\n",
 		       n, n, uuid);
 	ck_assert_int_gt(len, 0);
+	at = (size_t)len;
+	if (n_lvs)
+		at += (size_t)snprintf(text + at, size - at, "logical_volumes {\n");
+	for (unsigned k = 0; k < n_lvs; k++)
+		at += (size_t)snprintf(
+		    text + at, size - at,
+		    "lv%u { id = \"LVLVLV-LVLV-LVLV-LVLV-LVLV-LVLV-%06u\" status = [\"READ\", "
+		    "\"VISIBLE\"] segment_count = 1 segment1 { start_extent = 0 extent_count = 1 "
+		    "type = \"striped\" stripe_count = 1 stripes = [\"pv0\", 0] } }\n",
+		    k, k);
+	at += (size_t)snprintf(text + at, size - at,
+			       "%s}\ncontents = \"Text Format Volume Group\"\nversion = 1\n",
+			       n_lvs ? "}\n" : "");
+	ck_assert_uint_lt(at, size);
+	len = (int)at;
 	spec.pvid = pvid;
 	ck_assert_int_eq(pf_build_label_head(&spec, img, PF_LABEL_SCAN_BYTES, NULL), 0);
 	ck_assert_int_eq(pf_build_mda_area(img + MDA_START, MDA_SIZE, MDA_START, 512, text,
@@ -62,6 +80,12 @@ static void make_pv(unsigned n)
 		fakesys_write_bytes(&fs, rel, img, DEV_SIZE);
 	}
 	free(img);
+	free(text);
+}
+
+static void make_pv(unsigned n)
+{
+	make_pv_lvs(n, 0);
 }
 
 static void scan_all(uint64_t budget, struct pf_scan *ret)
@@ -150,6 +174,43 @@ START_TEST(test_budget_used_up)
 END_TEST
 
 /*
+ * A device whose metadata alone is past the budget is dropped and named, and the devices
+ * after it that fit are still kept: one giant set of metadata costs its own device only.
+ */
+START_TEST(test_budget_giant_first)
+{
+	uint64_t each = one_device_bytes();
+	uint64_t budget = 2U * each + each / 2U;
+	struct pf_settings st;
+	struct pf_diag diag = { 0 };
+	struct pf_scan_opts o = { .paths = &fs.paths, .settings = &st, .timeout_ms = 10000,
+				  .mem_budget_bytes = budget, .devicesfile = "" };
+	struct pf_scan s;
+
+	fakesys_destroy(&fs);
+	fakesys_init(&fs);
+	make_pv_lvs(0, 200);
+	for (unsigned n = 1; n < N_DEVS; n++)
+		make_pv(n);
+	ck_assert_int_eq(pf_settings_load(fs.paths.etc, NULL, 0, &st, &diag), 0);
+	ck_assert_int_eq(pf_scan_run(&o, &s), 0);
+	pf_settings_release(&st);
+	ck_assert_uint_eq(s.n, N_DEVS);
+	ck_assert(s.devs[0].over_budget);
+	ck_assert_int_eq(s.devs[0].outcome, PF_SCAN_FAILED);
+	ck_assert_ptr_nonnull(strstr(s.devs[0].diag.msg, "metadata memory budget of"));
+	for (size_t i = 1; i < 3; i++) {
+		ck_assert_int_eq(s.devs[i].outcome, PF_SCAN_READ);
+		ck_assert_ptr_nonnull(pf_probe_vg(&s.devs[i].probe));
+	}
+	ck_assert(s.devs[3].over_budget); /* half a device's room was left for it */
+	ck_assert_uint_eq(s.n_over_budget, 2);
+	ck_assert_uint_eq(s.mem_used_bytes, 2U * each);
+	pf_scan_release(&s);
+}
+END_TEST
+
+/*
  * A budget below the first device: every device is dropped, none is kept in part, and no
  * text was even read into memory: the probes stop at the budget while they read.
  */
@@ -181,6 +242,7 @@ static Suite *make_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_default_budget);
 	tcase_add_test(tc, test_budget_used_up);
+	tcase_add_test(tc, test_budget_giant_first);
 	tcase_add_test(tc, test_budget_tiny);
 	suite_add_tcase(s, tc);
 	return s;
