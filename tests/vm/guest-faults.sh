@@ -34,6 +34,12 @@
 #   runfull  /run/lvm a full 64 KiB tmpfs: lvm2 still activates; so must the leader.
 #   sigchld  leaders killed at activation-begun, then --recover run by a caller that ignores
 #         SIGCHLD.
+#   capped  FAULTS_CAPPED (vm-faults.sh: 8) hostile PVs at the per-PV caps among the N at the
+#         coldplug: dm devices sharing the bulk of a 64 MiB metadata text (the text cap) that
+#         parses into a VG of 27167 LVs, each VG incomplete (tests/bench/capped-pvs.py).
+#         Together they ask for more than the guest's memory: the devices past the scan's
+#         memory budget are named, nothing is OOM-killed, every other VG comes up; then the
+#         same for an admin's `pvscan-fast --cache -aay`.
 #   dupname  after the coldplug, dup-d1.img on a late disk: a second VG named mv00000 (other
 #         UUIDs). The first mv00000 stays as it is, the second is not activated; an admin's
 #         full `--cache -aay` refuses the name as lvm2 does ("Multiple VGs found with the same
@@ -45,7 +51,7 @@
 # process left. One line "ROW|case|up/expected|seconds to all up|leftovers|semaphores|lock"
 # per case for docs/faults.md.
 #
-# FAULTS_N (8, or fewer than the archive holds), FAULTS_CASES ("hang eio gone kill runfull";
+# FAULTS_N (8, or fewer than the archive holds), FAULTS_CASES ("hang eio gone kill runfull capped";
 # any of the above, in any order), FAULTS_KILLS (the kill case's STEP:ACTION
 # pairs, "taken:crash activation-begun:term"), or FAULTS_STEPS ("all": every step of
 # lib/base/inject.h) with FAULTS_ACTIONS ("crash term"): every step with every action;
@@ -61,7 +67,7 @@ command -v python3 >/dev/null || { echo "SKIP: faults: no python3"; exit 77; }
 [ -n "${1:-}" ] || { echo "usage: guest-faults.sh IMAGES.tar" >&2; exit 2; }
 N=${FAULTS_N:-8}
 # make check's share: the rest is make bench-faults's
-CASES=${FAULTS_CASES:-hang eio gone kill runfull}
+CASES=${FAULTS_CASES:-hang eio gone kill runfull capped}
 # kill: STEP:ACTION pairs; with FAULTS_STEPS, every step of it with every action.
 KILLS=${FAULTS_KILLS:-taken:crash activation-begun:term}
 if [ -n "${FAULTS_STEPS:-}" ]; then
@@ -94,8 +100,13 @@ cleanup() {
 		dmsetup resume "$d" >/dev/null 2>&1
 	done
 	dmsetup udevcomplete_all -y >/dev/null 2>&1
+	dmsetup remove_all >/dev/null 2>&1
+	for l in $cloops; do
+		losetup -d "$l"
+	done
 	rm -rf "$work"
 }
+cloops=""
 trap cleanup EXIT
 
 mkdir -p "$work/real" "$work/inj" "$work/bin"
@@ -157,7 +168,7 @@ write_conf() {
 	cat >/etc/lvm/lvm.conf <<EOF
 devices {
 	types = [ "nullb", 16 ]
-	global_filter = [ "r|^/dev/nullb$NH\$|", "r|^/dev/nullb$NE\$|" ]
+	global_filter = [ "r|^/dev/nullb$NH\$|", "r|^/dev/nullb$NE\$|", "r|^/dev/loop|" ]
 }
 EOF
 	[ -z "${1:-}" ] || printf 'pvscan_fast {\n\tscan_timeout = %s\n}\n' "$1" >>/etc/lvm/lvm.conf
@@ -377,15 +388,20 @@ reset() {
 	jmark=$(date +%s)
 }
 
-# fault_dev NAME TABLE: create dm device NAME with TABLE, unseen by pvscan-fast's rule:
-# its events would start a leader (a full scan) before the coldplug. fdev: its kernel name.
-fault_dev() {
+# unseen COMMAND...: run COMMAND (which makes dm devices) with pvscan-fast's rule out of the
+# way: the devices' events would start a leader (a full scan) before the coldplug.
+unseen() {
 	mv /etc/udev/rules.d/69-pvscan-fast.rules "$work/rule"
 	udevadm control --reload
-	printf '%s\n' "$2" | dmsetup create "$1"
+	"$@"
 	udevadm settle
 	mv "$work/rule" /etc/udev/rules.d/69-pvscan-fast.rules
 	udevadm control --reload
+}
+
+# fault_dev NAME TABLE: create dm device NAME with TABLE, unseen. fdev: its kernel name.
+fault_dev() {
+	unseen sh -c 'printf "%s\n" "$2" | dmsetup create "$1"' sh "$1" "$2"
 	fdev=$(basename "$(readlink -f "/dev/mapper/$1")")
 }
 
@@ -442,6 +458,68 @@ case_hang() {
 	dmsetup resume fault-hang
 	udevadm settle --timeout=60 || true
 	monitor_stop
+}
+
+# --- capped: hostile PVs at the per-PV caps ----------------------------------------------------
+# capped_devs: the dm devices of tests/bench/capped-pvs.py's tables over loop devices of its
+# three files (read-only); cdevs their kernel names, cloops the loop devices.
+capped_devs() {
+	cloops=""
+	for _f in heads bulk tails; do
+		_l=$(losetup -f --show -r "$work/img/capped/$_f.img")
+		cloops="$cloops $_l"
+		eval "_l_$_f=$_l"
+	done
+	# shellcheck disable=SC2154 # _l_* set by the eval above
+	sed -e "s|@HEADS@|$_l_heads|g" -e "s|@BULK@|$_l_bulk|g" -e "s|@TAILS@|$_l_tails|g" \
+		"$work/img/capped/tables" >"$work/capped.tables"
+	# shellcheck disable=SC2016
+	unseen sh -c 'while IFS="|" read -r n t; do
+		printf "%s\n" "$t" | tr "|" "\n" | dmsetup create "$n" || exit 1
+	done <"$1"' sh "$work/capped.tables"
+	cdevs=""
+	while IFS='|' read -r _n _t; do
+		cdevs="$cdevs $(basename "$(readlink -f "/dev/mapper/$_n")")"
+	done <"$work/capped.tables"
+}
+
+case_capped() {
+	reset
+	capped_devs
+	_nc=$(echo $cdevs | wc -w)
+	monitor_start
+	# shellcheck disable=SC2086 # kernel names have no blanks
+	coldplug $(printf '/dev/%s ' $cdevs)
+	wait_up "$t0" || true
+	leader_idle || true
+	_named=$(logs | grep -E "metadata memory budget of [0-9]+ MiB for this scan is used up" |
+		grep -cE "ev[0-9]{5}|dm-[0-9]+" || true)
+	row_note="$_nc PVs with 64 MiB of metadata each: $_named named over the budget"
+	check capped budget "$([ "$_named" -gt 0 ]; echo $?)" \
+		"the devices past the scan's memory budget are named ($_named lines)"
+	said "memory budget"
+	_oom=$(logs | grep -iE 'out of memory|killed process|oom-kill' | head -3)
+	check capped oom "$([ -z "$_oom" ]; echo $?)" "no OOM kill${_oom:+: $_oom}"
+	verify capped
+	# An admin's full scan of the same devices: the same budget, the same VGs up, said once.
+	"$PF" --cache -aay >"$work/capped.out" 2>"$work/capped.err" && _rc=0 || _rc=$?
+	_said=$(grep -cE "ev[0-9]{5}|dm-[0-9]+" "$work/capped.err" || true)
+	echo "# capped: an admin's pvscan-fast --cache -aay: exit status $_rc, $_said lines naming" \
+		"the capped devices"
+	grep -m 3 "budget" "$work/capped.err" | sed 's/^/#   /'
+	check capped admin "$(grep -q "metadata memory budget" "$work/capped.err"; echo $?)" \
+		"an admin's full scan names the devices past the budget"
+	_up=$(links_up)
+	check capped admin-up "$([ "$_up" -eq "$N" ]; echo $?)" \
+		"every unaffected VG still up after it ($_up of $N)"
+	_oom=$(logs | grep -iE 'out of memory|killed process|oom-kill' | head -3)
+	check capped oom2 "$([ -z "$_oom" ]; echo $?)" "no OOM kill in the full scan${_oom:+: $_oom}"
+	monitor_stop
+	reset
+	for _l in $cloops; do
+		losetup -d "$_l" || true
+	done
+	cloops=""
 }
 
 # --- eio: a PV whose metadata area returns EIO ------------------------------------------------
@@ -681,7 +759,7 @@ case_dupname() {
 
 for c in $CASES; do
 	case $c in
-	none | hang | eio | gone | garbage | runfull | sigchld | dupname) "case_$c" ;;
+	none | hang | eio | gone | garbage | runfull | sigchld | dupname | capped) "case_$c" ;;
 	kill)
 		for k in $KILLS; do
 			case_kill "${k%:*}" "${k#*:}"

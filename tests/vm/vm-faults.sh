@@ -26,7 +26,9 @@ cp "$single"/* "$dir/single-dup/"
 python3 "$clone" "$dir/single-dup" 1 "$dir/dup" mv >/dev/null
 rm -rf "$dir/single-dup"
 mv "$dir/dup/mv00000-d1.img" "$dir/img/dup-d1.img"
-(cd "$dir/img" && tar -cSf "$dir/images.tar" -- *.img)
+# hostile PVs at the per-PV caps for the capped case: dm tables over three shared files
+python3 "$top_srcdir/tests/bench/capped-pvs.py" "${FAULTS_CAPPED:-8}" "$dir/img/capped" ev >/dev/null
+(cd "$dir/img" && tar -cSf "$dir/images.tar" -- *.img capped)
 rm -rf "$dir/img" "$dir/dup"
 
 # FAULTS_* to the guest: the script's own arguments go after vm-run.sh's options.
