@@ -1,4 +1,4 @@
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2154 # top_srcdir, top_builddir, FIXTURES: test-lib.sh
 # Storms: N invocations released together on N loop PVs, as udev starts one per device, each
 # storm whole in a private mount and PID namespace (storm-ns.sh) and counted by the launcher
 # (tests/bench/storm.c): wall time, CPU, processes. For the storm benchmark
@@ -70,6 +70,7 @@ st_launcher() {
 st_copy_pf() {
 	mkdir -p "$ST_WORK/bin" &&
 		cp "$PVSCAN_FAST" "$PVSCAN_FAST-engine" "$ST_WORK/bin/" || return 1
+	# shellcheck disable=SC2034 # for the callers
 	ST_PF="$ST_WORK/bin/pvscan-fast"
 }
 
