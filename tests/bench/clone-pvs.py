@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Make N copies of an lvm2-made fixture, each a distinct VG with its own ids.
 
-Usage: clone-pvs.py FIXTURE_DIR COUNT OUTDIR [PREFIX]
+Usage: clone-pvs.py [--noautoactivate] FIXTURE_DIR COUNT OUTDIR [PREFIX]
 
 Every PV UUID, the VG UUID and every LV UUID are replaced by fresh ones
 (consistently across the PVs of one copy), the VG gets the name PREFIXnnnnn, and
 the label CRC, the metadata text checksum and the mda header checksums are
 recomputed, so lvm2 and pvscan-fast both accept the copies as real PVs. Images
 are written sparse. Prints one image path per line, grouped by copy.
+
+--noautoactivate marks each VG as `vgchange --setautoactivation n` does (flag
+NOAUTOACTIVATE): a host's own udev rules and lvm2 commands doing autoactivation
+then leave the copies alone.
 """
 import lzma
 import os
@@ -92,8 +96,10 @@ def mdas(img, sec):
 
 
 def main():
-    fixture, count, outdir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    prefix = sys.argv[4] if len(sys.argv) > 4 else "bench"
+    args = [a for a in sys.argv[1:] if a != "--noautoactivate"]
+    noautoactivate = len(args) < len(sys.argv) - 1
+    fixture, count, outdir = args[0], int(args[1]), args[2]
+    prefix = args[3] if len(args) > 3 else "bench"
     # Deterministic, but distinct per fixture and prefix: copies of two
     # fixtures attached together must not share PVIDs.
     rng = random.Random("%s/%s" % (os.path.basename(os.path.normpath(fixture)), prefix))
@@ -128,6 +134,12 @@ def main():
                 text = bytes(img[start + roff:start + roff + rsize]).rstrip(b"\0").decode()
                 text = re.sub(r"\b[A-Za-z0-9]{6}(-[A-Za-z0-9]{4}){5}-[A-Za-z0-9]{6}\b", fresh, text)
                 text = re.sub(r"^[A-Za-z0-9+_.-]+ \{", vgname + " {", text, count=1)
+                if noautoactivate:
+                    # the VG's own flags come first, before any PV's or LV's
+                    text = re.sub(r"^flags = \[(.*?)\]$",
+                                  lambda m: 'flags = [%s"NOAUTOACTIVATE"]'
+                                  % (m.group(1) + ", " if m.group(1) else ""),
+                                  text, count=1, flags=re.M)
                 data = text.encode() + b"\0"
                 if roff + len(data) > size:
                     roff = 512
