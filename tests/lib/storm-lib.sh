@@ -74,11 +74,12 @@ st_copy_pf() {
 	ST_PF="$ST_WORK/bin/pvscan-fast"
 }
 
-# st_clone FIXTURE COUNT PREFIX: COUNT copies of a fixture's VG (tests/bench/clone-pvs.py),
-# listed in WORK/imgs, one image a line, the PVs of one copy together.
+# st_clone FIXTURE COUNT PREFIX [OPTION]: COUNT copies of a fixture's VG
+# (tests/bench/clone-pvs.py, with its OPTION), listed in WORK/imgs, one image a line, the PVs
+# of one copy together.
 st_clone() {
-	python3 "$top_srcdir/tests/bench/clone-pvs.py" "$FIXTURES/$1" "$2" "$ST_WORK/img" "$3" \
-		>"$ST_WORK/imgs"
+	python3 "$top_srcdir/tests/bench/clone-pvs.py" ${4:+"$4"} "$FIXTURES/$1" "$2" \
+		"$ST_WORK/img" "$3" >"$ST_WORK/imgs"
 }
 
 # st_attach COUNT: attach the first COUNT images of WORK/imgs read-only; each device is listed
