@@ -23,12 +23,10 @@ demo_loops() {
 		sed 's|^/sys/block/\([^/]*\)/.*|/dev/\1|'
 }
 
-# Processes whose command line names the demo's scratch area.
+# Processes whose command line names the demo's scratch area ("[d]": not grep itself).
 demo_procs() {
-	for _p in /proc/[0-9]*; do
-		{ tr '\0' ' ' <"$_p/cmdline"; } 2>/dev/null | grep -qF "$DEMO_TMP/" &&
-			echo "${_p#/proc/}"
-	done
+	grep -lsE "${DEMO_TMP%/*}/[d]emo-tmp/" /proc/[0-9]*/cmdline |
+		sed 's|^/proc/\([0-9]*\)/cmdline$|\1|'
 }
 
 left_nothing() {
