@@ -15,7 +15,6 @@ set -u
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
 top_builddir=${top_builddir:-$top_srcdir}
 PF_BUILT="$top_builddir/pvscan-fast/pvscan-fast"
-STORM=${STORM:-$top_builddir/tests/bench/storm}
 LVM=${LVM:-lvm}
 NS=${STORM_N:-"100 500 1000"}
 RUNS=${STORM_RUNS:-5}
@@ -23,6 +22,7 @@ TRICKLE=${TRICKLE_N:-"100 300"}
 OUT=${STORM_OUT:-$top_builddir/bench-storm.md}
 VARIANTS="a b c d e f g h"
 . "$top_srcdir/tests/lib/test-lib.sh"
+. "$top_srcdir/tests/lib/storm-lib.sh"
 
 [ "$(id -u)" -eq 0 ] || { echo "storm: needs root (loop devices)"; exit 77; }
 if [ ! -x "$PF_BUILT" ] || [ ! -x "$PF_BUILT-engine" ]; then
@@ -36,86 +36,18 @@ done
 
 started=$(date +%s)
 work=$(mktemp -d /tmp/pvscan-fast-storm.XXXXXX)
-# Every loop device attached is listed here at once (the trickle attaches from inside a
-# namespace), so the trap detaches exactly those, by name.
-: >"$work/loops"
-cleanup() {
-	while read -r l; do losetup -d "$l" 2>/dev/null; done <"$work/loops"
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+# Every loop device attached is listed in $work/loops at once (the trickle attaches from inside
+# a namespace), so the trap detaches exactly those, by name.
+st_init "$work" || exit 1
+work=$ST_WORK
+trap st_cleanup EXIT
+trap 'exit 130' INT TERM HUP
 
-# The binaries measured, copied: a rebuild during the run must not change them or make an
-# exec fail (the command finds its engine beside itself).
-mkdir "$work/bin"
-cp "$PF_BUILT" "$PF_BUILT-engine" "$work/bin/" || exit 1
-PF="$work/bin/pvscan-fast"
+st_copy_pf || exit 1
+PF=$ST_PF
+st_launcher || exit 1
+STORM=$ST_STORM
 
-if [ ! -x "$STORM" ]; then
-	# Not built by make (yet): the launcher is one file, libc only.
-	printf '#define _GNU_SOURCE 1\n' >"$work/config.h"
-	${CC:-cc} -O2 -I"$work" -o "$work/storm" "$top_srcdir/tests/bench/storm.c" ||
-		{ echo "storm: cannot build the launcher"; exit 1; }
-	STORM="$work/storm"
-fi
-
-# A regex matching exactly the loop numbers on stdin, as digit ranges: with one alternative
-# per device, compiling the filter alone would cost lvm2 ~10 ms per invocation at N=1000,
-# which no real system pays.
-cat >"$work/ranges.py" <<'EOF'
-import sys
-
-def cls(a, b):
-    return str(a) if a == b else "[%d-%d]" % (a, b)
-
-def fixed(lo, hi):
-    """Patterns for the digit strings lo..hi, all of the same width."""
-    if lo == hi:
-        return [lo]
-    if len(lo) == 1:
-        return [cls(int(lo), int(hi))]
-    if lo[0] == hi[0]:
-        return [lo[0] + p for p in fixed(lo[1:], hi[1:])]
-    k = len(lo) - 1
-    a, b = int(lo[0]), int(hi[0])
-    head, tail = [], []
-    if lo[1:] != "0" * k:
-        head = [lo[0] + p for p in fixed(lo[1:], "9" * k)]
-        a += 1
-    if hi[1:] != "9" * k:
-        tail = [hi[0] + p for p in fixed("0" * k, hi[1:])]
-        b -= 1
-    mid = [cls(a, b) + "[0-9]" * k] if a <= b else []
-    return head + mid + tail
-
-nums = sorted(set(int(x) for x in sys.stdin.read().split()))
-pats, i = [], 0
-while i < len(nums):
-    j = i
-    while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
-        j += 1
-    a, b = nums[i], nums[j]
-    while a <= b:
-        top = min(b, 10 ** len(str(a)) - 1)
-        pats += fixed(str(a), str(top))
-        a = top + 1
-    i = j + 1
-print("|".join(pats))
-EOF
-
-# write_conf DIR: lvm.conf accepting exactly the loop devices whose numbers are on stdin
-write_conf() {
-	t_lvm_conf "$1" "/dev/loop($(python3 "$work/ranges.py"))"
-}
-
-# median of the numbers on stdin, "-" when none
-median() {
-	sort -g | awk '{a[NR]=$1} END {if (!NR) print "-"; else if (NR%2) print a[(NR+1)/2];
-		else print (a[NR/2]+a[NR/2+1])/2}'
-}
-# the value of KEY in "key=value ..." text on stdin
-field() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN {
 		if (a != "-" && b > 0)
@@ -124,44 +56,13 @@ ratio() {
 			print "-"
 	}'
 }
-# the largest number among the arguments
-largest() { echo "$@" | tr ' ' '\n' | sort -n | tail -n 1; }
-
-# Runs inside the namespace: the fresh /run, the storm, then what it left there.
-cat >"$work/inner.sh" <<'EOF'
-mount -t tmpfs -o mode=0755 pvscan-fast-storm /run || { echo "rc=mount"; exit 0; }
-"$@"
-echo "rc=$?"
-count() { if [ -d "$1" ]; then ls -A "$1" | wc -l; else echo 0; fi; }
-d=/run/lvm
-echo "pvs=$(count $d/pvs_online) vgs=$(count $d/vgs_online)" \
-	"pending=$(count $d/pvscan-fast/pending) inflight=$(count $d/pvscan-fast/inflight)" \
-	"activate=$(count $d/pvscan-fast/activate)"
-lock=/run/lock/lvm/pvscan-fast.leader
-if [ ! -e $lock ]; then
-	echo lock=none
-elif flock -n $lock true; then
-	echo lock=free
-else
-	echo lock=held
-fi
-EOF
-
 : >"$work/failures"
 fail() {
 	echo "storm: VERIFY FAILED: $*" >&2
 	echo "- VERIFY FAILED: $*" >>"$work/failures"
 }
 
-# sum of "reads completed" over the loop devices whose stat files are listed in $1
-reads() {
-	# shellcheck disable=SC2046
-	awk '{ s += $1 } END { print s + 0 }' $(cat "$1")
-}
-
-python3 "$top_srcdir/tests/bench/clone-pvs.py" "$top_srcdir/tests/fixtures/single" \
-	"$(largest "$NS" "$TRICKLE")" "$work/img" s >"$work/imgs" ||
-	exit 1
+st_clone single "$(st_largest "$NS" "$TRICKLE")" s || exit 1
 
 variant_name() {
 	case $1 in
@@ -194,19 +95,16 @@ run_one() {
 	f) set -- /bin/true '{dev}' ;;
 	esac
 	case $v in g | h) env=-u ;; esac
-	r0=$(reads "$work/stats.$n")
+	r0=$(st_reads "$work/stats.$n")
 	# shellcheck disable=SC2086
-	LVM_SYSTEM_DIR="$work/etc.$n" LVM_SUPPRESS_FD_WARNINGS=1 PVSCAN_FAST_LVM=/bin/true \
-		PVSCAN_FAST_RUN_DIR=/run/lvm PVSCAN_FAST_LOCK_DIR=/run/lock/lvm \
-		unshare --mount --propagation private --pid --fork --mount-proc \
-		sh "$work/inner.sh" "$STORM" -p $env -n "$count" "$work/devs" "$@" \
-		>"$work/res" 2>"$work/err"
-	r1=$(reads "$work/stats.$n")
+	st_start "$work/etc.$n" "" "$work/res" "$work/err" -p $env -n "$count" "$work/devs" "$@"
+	st_wait
+	r1=$(st_reads "$work/stats.$n")
 	res=$(tr '\n' ' ' <"$work/res")
-	wall=$(echo "$res" | field wall_s)
+	wall=$(echo "$res" | st_field wall_s)
 	bad=""
-	if [ -z "$wall" ] || [ "$(echo "$res" | field rc)" != 0 ] ||
-		[ "$(echo "$res" | field failed)" != 0 ]; then
+	if [ -z "$wall" ] || [ "$(echo "$res" | st_field rc)" != 0 ] ||
+		[ "$(echo "$res" | st_field failed)" != 0 ]; then
 		bad="storm: $res"
 	else
 		case $v in
@@ -219,7 +117,7 @@ run_one() {
 				echo "$res" | grep -q "lock=free" ||
 				bad="state after the scan: $res" ;;
 		c | d)
-			[ "$(echo "$res" | field pvs)" = "$n" ] || bad="lvm2's pvs_online: $res" ;;
+			[ "$(echo "$res" | st_field pvs)" = "$n" ] || bad="lvm2's pvs_online: $res" ;;
 		esac
 	fi
 	if [ -n "$bad" ]; then
@@ -228,10 +126,10 @@ run_one() {
 		echo "- - - $((r1 - r0)) 0 - -" >>"$work/t.$n.$v"
 		return
 	fi
-	vgs=$(echo "$res" | field vgs)
+	vgs=$(echo "$res" | st_field vgs)
 	[ "$v" = f ] && vgs=-
-	echo "$wall $(echo "$res" | field cpu_s) $(echo "$res" | field procs) $((r1 - r0)) 1" \
-		"$vgs $(echo "$res" | field wall_all_s)" >>"$work/t.$n.$v"
+	echo "$wall $(echo "$res" | st_field cpu_s) $(echo "$res" | st_field procs) $((r1 - r0)) 1" \
+		"$vgs $(echo "$res" | st_field wall_all_s)" >>"$work/t.$n.$v"
 }
 
 lvm_version=$(LVM_SUPPRESS_FD_WARNINGS=1 "$LVM" version 2>/dev/null |
@@ -261,20 +159,10 @@ EOF
 cat "$work/table"
 
 # --- the storm: attach once for the largest N, each N uses the first N devices ----------------
-maxn=$(largest "$NS")
-: >"$work/devs"
-: >"$work/slist"
-head -n "$maxn" "$work/imgs" | while read -r img; do
-	l=$(losetup -f --show -r "$img") || exit 1
-	echo "$l" >>"$work/loops"
-	k=${l#/dev/loop}
-	mm=$(cat "/sys/block/loop$k/dev")
-	echo "$l ${mm%:*} ${mm#*:} $(cat /sys/kernel/uevent_seqnum)" >>"$work/devs"
-	echo "$k" >>"$work/slist"
-done || { echo "storm: cannot attach the loop devices"; exit 1; }
+st_attach "$(st_largest "$NS")" || { echo "storm: cannot attach the loop devices"; exit 1; }
 for n in $NS; do
-	head -n "$n" "$work/slist" | write_conf "$work/etc.$n"
-	head -n "$n" "$work/slist" | sed 's|.*|/sys/block/loop&/stat|' >"$work/stats.$n"
+	head -n "$n" "$work/slist" | st_conf "$work/etc.$n"
+	st_stats "$n" "$work/stats.$n"
 done
 
 for n in $NS; do
@@ -286,7 +174,7 @@ for n in $NS; do
 		run=$((run + 1))
 	done
 	# median of column $2 of variant $1 over its verified runs
-	med() { awk -v c="$2" '$5 == 1 { print $c }' "$work/t.$n.$1" | median; }
+	med() { awk -v c="$2" '$5 == 1 { print $c }' "$work/t.$n.$1" | st_median; }
 	c_wall=$(med c 1) c_cpu=$(med c 2) e_wall=$(med e 1)
 	for v in $VARIANTS; do
 		wall=$(med "$v" 1) cpu=$(med "$v" 2)
@@ -300,21 +188,20 @@ for n in $NS; do
 			"$(ratio "$wall" "$e_wall")" "$okc/$RUNS" | tee -a "$work/table"
 	done
 done
-while read -r l; do losetup -d "$l"; done <"$work/loops"
-: >"$work/loops"
+st_detach
 
 # --- the trickle: attach one at a time, one invocation of each tool after each attach --------
 # Runs whole in one namespace: both tools keep their state across the attaches, pvscan-fast
 # under /run/pf, lvm2 under /run/lvm, and the filter grows with every device attached.
 cat >"$work/trickle.sh" <<'EOF'
-work=$1 maxn=$2 checkpoints=$3 STORM=$4 PF=$5 LVM=$6
+work=$1 maxn=$2 checkpoints=$3 STORM=$4 PF=$5 LVM=$6 top_srcdir=$7
+. "$top_srcdir/tests/lib/test-lib.sh"
+. "$top_srcdir/tests/lib/storm-lib.sh"
 mount -t tmpfs -o mode=0755 pvscan-fast-storm /run || exit 1
 export PVSCAN_FAST_RUN_DIR=/run/pf/lvm PVSCAN_FAST_LOCK_DIR=/run/pf/lock
 export LVM_SYSTEM_DIR="$work/etc.trickle" PVSCAN_FAST_LVM=/bin/true LVM_SUPPRESS_FD_WARNINGS=1
 count() { if [ -d "$1" ]; then ls -A "$1" | wc -l; else echo 0; fi; }
-# shellcheck disable=SC2046
-reads() { awk '{ s += $1 } END { print s + 0 }' $(cat "$work/stats.trickle"); }
-field() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
+reads() { st_reads "$work/stats.trickle"; }
 : >"$work/stats.trickle"
 : >"$work/tlist"
 mkdir -p "$work/etc.trickle"
@@ -328,7 +215,7 @@ head -n "$maxn" "$work/imgs" | while read -r img; do
 	echo "$l ${mm%:*} ${mm#*:}" >"$work/tdev"
 	echo "/sys/block/loop$k/stat" >>"$work/stats.trickle"
 	echo "$k" >>"$work/tlist"
-	write_conf "$work/etc.trickle" <"$work/tlist"
+	st_conf "$work/etc.trickle" <"$work/tlist"
 	r0=$(reads)
 	p=$("$STORM" -p "$work/tdev" "$PF" --cache -aay --major '{maj}' --minor '{min}' \
 		2>>"$work/err.trickle")
@@ -336,9 +223,9 @@ head -n "$maxn" "$work/imgs" | while read -r img; do
 	q=$("$STORM" -p "$work/tdev" "$LVM" pvscan --cache --listvg --checkcomplete --vgonline \
 		--autoactivation event --udevoutput '{dev}' --driverloaded n 2>>"$work/err.trickle")
 	r2=$(reads)
-	echo "$i $((r1 - r0)) $(echo "$p" | field cpu_s) $(echo "$p" | field wall_s)" \
-		"$(echo "$p" | field failed) $((r2 - r1)) $(echo "$q" | field cpu_s)" \
-		"$(echo "$q" | field wall_s) $(echo "$q" | field failed)" >>"$work/trickle.steps"
+	echo "$i $((r1 - r0)) $(echo "$p" | st_field cpu_s) $(echo "$p" | st_field wall_s)" \
+		"$(echo "$p" | st_field failed) $((r2 - r1)) $(echo "$q" | st_field cpu_s)" \
+		"$(echo "$q" | st_field wall_s) $(echo "$q" | st_field failed)" >>"$work/trickle.steps"
 	case " $checkpoints " in
 	*" $i "*)
 		d=/run/pf/lvm
@@ -352,11 +239,11 @@ head -n "$maxn" "$work/imgs" | while read -r img; do
 	esac
 done
 EOF
-tmax=$(largest "$TRICKLE")
+tmax=$(st_largest "$TRICKLE")
 : >"$work/trickle.steps"
 if [ "${tmax:-0}" -gt 0 ]; then
 	unshare --mount --propagation private --pid --fork --mount-proc \
-		sh "$work/trickle.sh" "$work" "$tmax" "$TRICKLE" "$STORM" "$PF" "$LVM" \
+		sh "$work/trickle.sh" "$work" "$tmax" "$TRICKLE" "$STORM" "$PF" "$LVM" "$top_srcdir" \
 		>"$work/trickle.out" 2>&1 || fail "trickle: $(tail -n 5 "$work/trickle.out")"
 	cat <<EOF | tee -a "$work/table"
 
@@ -396,8 +283,7 @@ EOF
 					" %d pvscan-fast, %d lvm2\n", n, pf, lf > "/dev/stderr"
 		}' 2>>"$work/failures" | tee -a "$work/table"
 	done
-	while read -r l; do losetup -d "$l"; done <"$work/loops"
-	: >"$work/loops"
+	st_detach
 fi
 
 {
