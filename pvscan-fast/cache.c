@@ -67,6 +67,17 @@ static bool is_own(const struct cache_run *j, unsigned major, unsigned minor)
 	return false;
 }
 
+/*
+ * Something failed. udev imports the --udevoutput form's stdout only when it exits 0, so
+ * there, as with lvm2, whose form never touches other devices, only a failure with our own
+ * device changes the exit status; the others' failures are on stderr.
+ */
+static void run_failed(struct cache_run *j, bool own)
+{
+	if (own || !j->o->udevoutput)
+		j->status = PF_EXIT_FAILED;
+}
+
 static bool in_args(const struct pf_scan_arg *args, size_t n, unsigned major, unsigned minor)
 {
 	for (size_t i = 0; i < n; i++)
@@ -195,7 +206,7 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 	}
 	for (size_t i = 0; i < n_ambiguous; i++) {
 		pf_report_vgname_ambiguous(ambiguous[i]);
-		j->status = PF_EXIT_FAILED;
+		run_failed(j, false); /* our own VG is the udev rule's, never in the list */
 		if (j->c)
 			pf_coalesce_activation_end(j->c, ambiguous[i]);
 	}
@@ -204,7 +215,7 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 		pf_report_duplicates(scan);
 	pf_autoactivate_run(&a, todo, n, scan);
 	if (a.status != PF_EXIT_OK)
-		j->status = a.status;
+		run_failed(j, false);
 }
 
 static unsigned pvscan_flags(const struct cache_run *j, bool activate)
@@ -362,7 +373,7 @@ static void pass_record(struct pass *p, struct pf_scan_dev *d, bool act, bool na
 	}
 	if (r < 0) {
 		pf_report_dev_failed(d->name, r);
-		j->status = PF_EXIT_FAILED;
+		run_failed(j, is_own(j, d->dev.major, d->dev.minor));
 	}
 }
 
@@ -409,7 +420,7 @@ static void pass_device(struct pass *p, struct pf_scan_dev *d)
 		pf_warn("  WARNING: cannot note %s as read.", d->name);
 	pf_report_scan_dev(j->o, d, !named);
 	if (d->over_budget)
-		j->status = PF_EXIT_FAILED;
+		run_failed(j, is_own(j, d->dev.major, d->dev.minor));
 	if (d->outcome == PF_SCAN_READ || d->outcome == PF_SCAN_NOT_LVM)
 		pf_report_probe(d);
 	if (d->outcome == PF_SCAN_READ)
@@ -626,7 +637,7 @@ static int leader_recover_vg(void *ctx, struct pf_coalesce *c, const char *vg)
 	pf_report_autoactivation(j->o, vg, PF_REPORT_AA_RECOVER);
 	pf_autoactivate_recover(&a, vg);
 	if (a.status != PF_EXIT_OK)
-		j->status = a.status;
+		run_failed(j, false);
 	return 0;
 }
 

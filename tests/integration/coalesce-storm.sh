@@ -18,7 +18,7 @@
 # - the form of lvm2's udev rule (69-lvm.rules: --cache --listvg --checkcomplete --vgonline
 #   --autoactivation event --udevoutput --journal=output DEVNAME): stdout holds one
 #   LVM_VG_NAME_COMPLETE/INCOMPLETE line, naming the VG of the invocation's own device, or
-#   nothing;
+#   nothing; again with every activation of another VG failing (exit status 0 all the same);
 # - STORM_ROUNDS (default 3) rounds with a random delay at every protocol step
 #   (PVSCAN_FAST_INJECT='*:rand=20'), both forms in turn;
 # - devices attached while the storm runs: half attached and released together, the other half
@@ -58,6 +58,7 @@ cat >"$T_DIR/fake-lvm" <<EOF
 #!/bin/sh
 printf '%s\n' "\$*" >>"$ACT"
 [ -z "\${STORM_LVM_SLEEP:-}" ] || sleep "\$STORM_LVM_SLEEP"
+exit "\${STORM_LVM_EXIT:-0}"
 EOF
 chmod 0755 "$T_DIR/fake-lvm"
 
@@ -367,6 +368,15 @@ USE_SEQ=1
 storm udev udev
 check "udev form" udev
 same_as_lvm2 "udev form"
+
+# The udev form answers for its own device only, as lvm2's (which never touches another
+# device): with every activation a leader runs for other VGs failing, each invocation still
+# exits 0 (udev drops the whole output of a program that fails, LVM_VG_NAME_COMPLETE
+# included) and prints its own VG's line.
+export STORM_LVM_EXIT=5
+storm udev-others-fail udev
+unset STORM_LVM_EXIT
+check "udev form, the leaders' activations of other VGs failing" udev
 
 r=1
 while [ $r -le "$ROUNDS" ]; do
