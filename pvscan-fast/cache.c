@@ -70,7 +70,7 @@ static bool is_own(const struct cache_run *j, unsigned major, unsigned minor)
 /*
  * Something failed. udev imports the --udevoutput form's stdout only when it exits 0, so
  * there, as with lvm2, whose form never touches other devices, only a failure with our own
- * device changes the exit status; the others' failures are on stderr.
+ * device changes the exit status.
  */
 static void run_failed(struct cache_run *j, bool own)
 {
