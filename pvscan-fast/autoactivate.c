@@ -409,9 +409,14 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 	struct pf_dm_batch batch = { 0 };
 	size_t n_held = 0, n_lvm2 = 0;
 	/* Without device-mapper (or told not to use it) lvm2 says what can be done. */
-	bool native = !o->driverloaded_no && (o->test || pf_dm_available(a->paths->dev));
+	bool dm = !o->driverloaded_no && pf_dm_available(a->paths->dev);
+	bool native = dm || (o->test && !o->driverloaded_no);
 
-	ao.no_dm = !native;
+	/* A dry run decides natively all the same, taking every LV for inactive. */
+	ao.no_dm = !dm;
+	if (o->test && native && !dm && n)
+		pf_warn("  No device-mapper here (%s/mapper/control): the dry run takes every LV "
+			"for inactive.", a->paths->dev);
 
 	held = calloc(NATIVE_BATCH_MAX, sizeof(*held));
 	held_names = calloc(NATIVE_BATCH_MAX, sizeof(*held_names));
@@ -483,6 +488,8 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 		}
 		if (o->test) {
 			pf_report_plan(o, vgs[i].name, &res);
+			if (res.outcome == PF_ACTIVATE_FAILED)
+				a->status = PF_EXIT_FAILED; /* as the real run would end */
 			pf_activate_result_release(&res);
 			journal_end(a, vgs[i].name);
 			continue;

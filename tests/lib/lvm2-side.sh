@@ -40,6 +40,24 @@ lvm_tool() {
 		'mount --bind "$0" /run && exec lvm "$@" --driverloaded n' "$T_DIR/tool-run" "$@"
 }
 
+# mkvg NAME VG LV [SYSTEM_ID]: a scratch PV with VG (one LV) on it, made by lvm2, in T_DEV;
+# SYSTEM_ID: the VG then belongs to that host (set last: lvm2 changes no VG of another's).
+mkvg() {
+	truncate -s 16M "$T_DIR/$1.img"
+	t_attach_rw "$T_DIR/$1.img"
+	{
+		lvm_tool pvcreate -q --devices "$T_DEV" "$T_DEV" &&
+			lvm_tool vgcreate -q --devices "$T_DEV" "$2" "$T_DEV" &&
+			lvm_tool lvcreate -q --devices "$T_DEV" -an -Zn -L 4M -n "$3" "$2" &&
+			{ [ -z "${4:-}" ] ||
+				lvm_tool vgchange -q -y --devices "$T_DEV" --systemid "$4" "$2"; }
+	} >"$T_DIR/mkvg.log" 2>&1 || {
+		echo "FAIL: cannot make VG $2 on $T_DEV" >&2
+		cat "$T_DIR/mkvg.log" >&2
+		exit 1
+	}
+}
+
 fresh() {
 	rm -rf "$L2" "$PF"
 	mkdir -m 0755 "$L2" "$PF"
