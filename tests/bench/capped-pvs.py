@@ -56,25 +56,17 @@ def gf2_square(mat):
 
 
 def crc32_combine(crc1, crc2, len2):
-    """zlib's crc32_combine: the CRC of A||B from crc32(A), crc32(B) and len(B)."""
-    if len2 <= 0:
-        return crc1
-    odd = [0xEDB88320] + [1 << n for n in range(31)]
-    even = gf2_square(odd)
-    odd = gf2_square(even)
-    while True:
-        even = gf2_square(odd)
+    """zlib's crc32_combine: the CRC of A||B from crc32(A), crc32(B) and len(B), by applying
+    to crc1 the operator that appends len2 zero bytes, built by squaring."""
+    op = [0xEDB88320] + [1 << n for n in range(31)]  # one zero bit
+    for _ in range(3):
+        op = gf2_square(op)  # one zero byte
+    while len2 > 0:
         if len2 & 1:
-            crc1 = gf2_times(even, crc1)
+            crc1 = gf2_times(op, crc1)
         len2 >>= 1
-        if not len2:
-            break
-        odd = gf2_square(even)
-        if len2 & 1:
-            crc1 = gf2_times(odd, crc1)
-        len2 >>= 1
-        if not len2:
-            break
+        if len2:
+            op = gf2_square(op)
     return crc1 ^ crc2
 
 
