@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "activate/devlinks.h"
 #include "activate/vgactivate.h"
 #include "autoactivate.h"
 #include "base/clock.h"
@@ -386,6 +387,12 @@ static void finish_batch(struct pf_autoactivate *a, struct pf_dm_batch *b,
 		pf_warn("  WARNING: udev did not process the new devices within %u s; their links "
 			"may be missing.", PF_DM_UDEV_TIMEOUT_MS / 1000U);
 	for (size_t i = 0; i < n; i++) {
+		struct pf_diag why = { 0 };
+
+		/* Under DM_DISABLE_UDEV the links are ours to make, as lvm2 makes them then. */
+		if (pf_dm_nodes_ours() && res[i].outcome == PF_ACTIVATE_DONE &&
+		    pf_devlinks_add(a->paths->dev, names[i], &res[i], &why) < 0)
+			pf_warn("  WARNING: %s.", why.msg);
 		report(a, names[i], &res[i]);
 		pf_activate_result_release(&res[i]);
 		journal_end(a, names[i]);

@@ -7,6 +7,7 @@
 #include <libdevmapper.h>
 #include <linux/fs.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -17,8 +18,6 @@
 #include "base/clock.h"
 #include "base/stop.h"
 
-/* lvm2's flags for a visible top-level LV: udev makes the nodes and links, not the library. */
-#define LV_UDEV_FLAGS DM_UDEV_DISABLE_LIBRARY_FALLBACK
 #define WAIT_POLL_MS 5U
 /* Undoing a half-made device is a failure path: it must not hold the leader long. */
 #define REMOVE_UDEV_TIMEOUT_MS (10U * 1000U)
@@ -89,6 +88,20 @@ static int wait_cookie(uint32_t cookie, unsigned timeout_ms)
 	return -ETIMEDOUT;
 }
 
+bool pf_dm_nodes_ours(void)
+{
+	return getenv("DM_DISABLE_UDEV") != NULL;
+}
+
+/*
+ * lvm2's flags for a visible top-level LV: udev makes the nodes and links, not the library;
+ * with DM_DISABLE_UDEV (an initramfs with no udev) the library makes /dev/mapper's nodes.
+ */
+static uint16_t lv_udev_flags(void)
+{
+	return pf_dm_nodes_ours() ? 0 : DM_UDEV_DISABLE_LIBRARY_FALLBACK;
+}
+
 /* Undo a half-made device, with a cookie of its own so udev forgets it too. */
 static void remove_device(const char *name)
 {
@@ -97,10 +110,12 @@ static void remove_device(const char *name)
 
 	if (!dmt)
 		return;
-	if (dm_task_set_name(dmt, name) && dm_task_set_cookie(dmt, &cookie, LV_UDEV_FLAGS))
+	if (dm_task_set_name(dmt, name) && dm_task_set_cookie(dmt, &cookie, lv_udev_flags()))
 		(void)dm_task_run(dmt);
 	if (cookie)
 		(void)wait_cookie(cookie, REMOVE_UDEV_TIMEOUT_MS);
+	else
+		dm_task_update_nodes(); /* without udev the library removes the node itself */
 	dm_task_destroy(dmt);
 }
 
@@ -189,7 +204,7 @@ static int resume(struct pf_dm_batch *b, const struct pf_dm_table *t, const stru
 	if (!dm_task_set_name(dmt, t->name) || !dm_task_set_major(dmt, info->major) ||
 	    !dm_task_set_minor(dmt, info->minor) || !dm_task_no_open_count(dmt) ||
 	    (ra != DM_READ_AHEAD_AUTO && !dm_task_set_read_ahead(dmt, ra, ra_flags)) ||
-	    !dm_task_set_cookie(dmt, &b->cookie, LV_UDEV_FLAGS)) {
+	    !dm_task_set_cookie(dmt, &b->cookie, lv_udev_flags())) {
 		r = -ENOMEM;
 		goto out;
 	}

@@ -73,6 +73,13 @@ int pf_dm_bdev_read_ahead(const char *path, uint32_t *ret) _nonnull_(1, 2) _must
  */
 bool pf_dm_available(const char *dev_dir) _nonnull_(1);
 
+/*
+ * DM_DISABLE_UDEV is set, as in an initramfs without udev: libdevmapper makes /dev/mapper's
+ * nodes itself, and the /dev/VG/LV links are ours (devlinks.h), as lvm2 makes them then.
+ * Otherwise udev makes both, even when it is not running yet (lvm2 leaves them to it too).
+ */
+bool pf_dm_nodes_ours(void);
+
 /* Free libdevmapper's caches; call when done with device-mapper. */
 void pf_dm_release(void);
 
