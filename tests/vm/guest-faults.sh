@@ -394,7 +394,9 @@ unseen() {
 	mv /etc/udev/rules.d/69-pvscan-fast.rules "$work/rule"
 	udevadm control --reload
 	"$@"
-	udevadm settle
+	# every event of the new devices handled before the rule is back (1000 of them under TCG
+	# take minutes): one handled after would start a leader before the coldplug
+	udevadm settle --timeout=1800
 	mv "$work/rule" /etc/udev/rules.d/69-pvscan-fast.rules
 	udevadm control --reload
 }
