@@ -315,7 +315,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("lvmlock");
-	TCase *tc = tcase_create("vg");
+	TCase *tc = pf_unit_tcase("vg");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_lock_and_release);

@@ -358,9 +358,8 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("regex");
-	TCase *tc = tcase_create("regex");
+	TCase *tc = pf_unit_tcase("regex");
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_dm_regex_vectors, 0, (int)ARRAY_SIZE(vectors));
 	tcase_add_test(tc, test_quirks);
 	tcase_add_test(tc, test_cross_pattern_rewrite);
