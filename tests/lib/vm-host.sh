@@ -1,6 +1,7 @@
 # shellcheck shell=sh
 # For tests/vm/vm-*.sh, on the host: the tree's paths, the tools a VM test needs, and a scratch
-# directory in the build tree that the guest sees (not /tmp: that is the guest's own tmpfs).
+# directory in the build tree, which the guest sees at the same path wherever the tree is (the
+# guest's /tmp is its own tmpfs, with only the trees shown again).
 
 # vm_host_init NAME: exports top_srcdir and top_builddir, sets clone (clone-pvs.py, which makes
 # PV images natively: python under TCG is slow) and dir (a scratch directory NAME.XXXXXX,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A fake sysfs, /dev and /proc under a temporary directory, laid out like
+ * A fake sysfs, /dev and /proc under a temporary directory (on tmpfs when
+ * there is one: TMPDIR if it is tmpfs, else /dev/shm), laid out like
  * the kernel's (device directories under sys/devices, class/block,
  * dev/block and block symlinks to them, proc/devices, proc/partitions), for
  * the device discovery and device filter tests. Setup failures abort the

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "io/replay.h"
@@ -366,13 +365,4 @@ int rig_replay(const struct rig *r, const uint8_t *s, size_t len, size_t chunk,
 	res = pf_replay_finish(rp, -EPIPE, "cut", ret_stats);
 	pf_replay_free(rp);
 	return res;
-}
-
-uint64_t ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (uint64_t)(t1.tv_sec - t0->tv_sec) * 1000U +
-	       (uint64_t)((t1.tv_nsec - t0->tv_nsec) / 1000000L);
 }

@@ -10,7 +10,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "fake_backend.h"
 #include "format/probe.h"
@@ -70,8 +69,5 @@ void same_probe(size_t i, const struct pf_probe *a, const struct pf_probe *b);
 void same_target(size_t i, const struct pf_aio_target *a, const struct pf_aio_target *b);
 /* The statistics wall time cannot change. */
 void same_stats(const struct pf_aio_stats *a, const struct pf_aio_stats *b);
-
-/* Milliseconds on the monotonic clock since t0. */
-uint64_t ms_since(const struct timespec *t0);
 
 #endif /* PF_TEST_SCANRIG_H */

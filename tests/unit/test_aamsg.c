@@ -324,7 +324,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("aamsg");
-	TCase *tc = tcase_create("core");
+	TCase *tc = pf_unit_tcase("core");
 
 	tcase_add_test(tc, test_gate_messages);
 	tcase_add_test(tc, test_read_messages_seqnos);

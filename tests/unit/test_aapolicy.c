@@ -1244,7 +1244,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("aapolicy");
-	TCase *tc = tcase_create("aapolicy");
+	TCase *tc = pf_unit_tcase("aapolicy");
 
 	tcase_add_loop_test(tc, test_gates, 0, (int)ARRAY_SIZE(gate_rows));
 	tcase_add_loop_test(tc, test_list_matches, 0, (int)ARRAY_SIZE(match_rows));

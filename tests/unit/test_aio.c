@@ -890,13 +890,9 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("aio");
-	TCase *tc = tcase_create("scan");
-	TCase *tf = tcase_create("libaio files");
-	TCase *tl = tcase_create("libaio loop devices");
-
-	/* Generous: a loaded machine is slow, and the tests assert outcomes, not durations. */
-	tcase_set_timeout(tc, 120);
-	tcase_set_timeout(tf, 120);
+	TCase *tc = pf_unit_tcase("scan");
+	TCase *tf = pf_unit_tcase("libaio files");
+	TCase *tl = pf_unit_tcase("libaio loop devices");
 
 	tcase_add_test(tc, test_window_refills);
 	tcase_add_test(tc, test_many_pvs_out_of_order);
@@ -924,7 +920,6 @@ static Suite *make_suite(void)
 	suite_add_tcase(s, tf);
 
 	tcase_add_unchecked_fixture(tl, loops_setup, loops_teardown);
-	tcase_set_timeout(tl, 60);
 	tcase_add_test(tl, test_loop_devices);
 	suite_add_tcase(s, tl);
 	return s;

@@ -84,7 +84,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("blockdev");
-	TCase *tc = tcase_create("blockdev");
+	TCase *tc = pf_unit_tcase("blockdev");
 
 	tcase_add_test(tc, test_cmp_devno);
 	tcase_add_test(tc, test_is_type_nvme);

@@ -889,7 +889,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("cfg");
-	TCase *tc = tcase_create("parse");
+	TCase *tc = pf_unit_tcase("parse");
 
 	tcase_add_test(tc, test_vg_metadata);
 	tcase_add_test(tc, test_vg_minimal);
@@ -903,15 +903,14 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_nul_ends_text);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("malformed");
+	tc = pf_unit_tcase("malformed");
 	tcase_add_loop_test(tc, test_malformed, 0, ARRAY_SIZE(bad_inputs));
 	tcase_add_test(tc, test_overflow_other_key);
 	tcase_add_test(tc, test_float_range);
 	tcase_add_test(tc, test_prefixes_and_mutations);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("caps");
-	tcase_set_timeout(tc, 30);
+	tc = pf_unit_tcase("caps");
 	tcase_add_test(tc, test_depth_cap);
 	tcase_add_test(tc, test_token_cap);
 	tcase_add_test(tc, test_node_cap);

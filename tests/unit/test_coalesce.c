@@ -1418,9 +1418,9 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("coalesce");
-	TCase *names = tcase_create("names");
-	TCase *files = tcase_create("files");
-	TCase *lead_tc = tcase_create("lead");
+	TCase *names = pf_unit_tcase("names");
+	TCase *files = pf_unit_tcase("files");
+	TCase *lead_tc = pf_unit_tcase("lead");
 
 	tcase_add_test(names, test_entry_round_trip);
 	tcase_add_test(names, test_entry_unknown_flags);
@@ -1443,7 +1443,6 @@ static Suite *make_suite(void)
 	suite_add_tcase(s, files);
 
 	tcase_add_checked_fixture(lead_tc, setup, teardown);
-	tcase_set_timeout(lead_tc, 30);
 	tcase_add_test(lead_tc, test_lead_first_since_boot);
 	tcase_add_test(lead_tc, test_lead_full_first);
 	tcase_add_test(lead_tc, test_lead_followers_mid_scan);

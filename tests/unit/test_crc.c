@@ -94,7 +94,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("crc");
-	TCase *tc = tcase_create("crc");
+	TCase *tc = pf_unit_tcase("crc");
 
 	tcase_add_test(tc, test_known_answers);
 	tcase_add_test(tc, test_tables_match_definition);

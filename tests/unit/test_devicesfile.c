@@ -433,8 +433,8 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("devfile");
-	TCase *tc = tcase_create("devfile");
-	TCase *io = tcase_create("load");
+	TCase *tc = pf_unit_tcase("devfile");
+	TCase *io = pf_unit_tcase("load");
 
 	tcase_add_test(tc, test_lvm2_written);
 	tcase_add_test(tc, test_field_quirks);

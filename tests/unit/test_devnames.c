@@ -188,7 +188,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("devnames");
-	TCase *tc = tcase_create("devnames");
+	TCase *tc = pf_unit_tcase("devnames");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_load_aliases);

@@ -626,7 +626,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("devtypes");
-	TCase *tc = tcase_create("devtypes");
+	TCase *tc = pf_unit_tcase("devtypes");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_reasons);

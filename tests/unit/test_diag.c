@@ -38,7 +38,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("diag");
-	TCase *tc = tcase_create("diag");
+	TCase *tc = pf_unit_tcase("diag");
 
 	tcase_add_test(tc, test_diag);
 	suite_add_tcase(s, tc);

@@ -1115,9 +1115,8 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("dmtable");
-	TCase *tc = tcase_create("core");
+	TCase *tc = pf_unit_tcase("core");
 
-	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_build, 0, (int)ARRAY_SIZE(build_cases));
 	tcase_add_test(tc, test_targets);
 	tcase_add_loop_test(tc, test_native, 0, (int)ARRAY_SIZE(native_cases));

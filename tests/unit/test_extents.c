@@ -86,7 +86,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("extents");
-	TCase *tc = tcase_create("extents");
+	TCase *tc = pf_unit_tcase("extents");
 
 	tcase_add_test(tc, test_covered_until);
 	tcase_add_test(tc, test_next);

@@ -131,7 +131,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("fileio");
-	TCase *tc = tcase_create("fileio");
+	TCase *tc = pf_unit_tcase("fileio");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_read_file_at);

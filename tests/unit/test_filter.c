@@ -272,7 +272,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("filter");
-	TCase *tc = tcase_create("filter");
+	TCase *tc = pf_unit_tcase("filter");
 
 	tcase_add_test(tc, test_entry_syntax);
 	tcase_add_test(tc, test_bad_entries);

@@ -126,7 +126,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("inject");
-	TCase *tc = tcase_create("inject");
+	TCase *tc = pf_unit_tcase("inject");
 
 	tcase_add_test(tc, test_crash);
 	tcase_add_test(tc, test_delay);

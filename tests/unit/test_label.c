@@ -913,7 +913,7 @@ static Suite *make_suite(void)
 	Suite *s = suite_create("label");
 	TCase *tc;
 
-	tc = tcase_create("known-answer");
+	tc = pf_unit_tcase("known-answer");
 	tcase_add_test(tc, test_kat_fresh_pv);
 	tcase_add_test(tc, test_kat_builder_matches_lvm2);
 	tcase_add_loop_test(tc, test_label_in_each_sector, 0, (int)PF_LABEL_SCAN_SECTORS);
@@ -924,7 +924,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_is_unused);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("layout-bounds");
+	tc = pf_unit_tcase("layout-bounds");
 	tcase_add_test(tc, test_ext_no_room_is_absent);
 	tcase_add_test(tc, test_ext_bootloader_no_room);
 	tcase_add_test(tc, test_list_at_bound);
@@ -932,7 +932,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_decoded_values_kept);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("scan");
+	tc = pf_unit_tcase("scan");
 	tcase_add_test(tc, test_first_valid_wins_bad_crc);
 	tcase_add_test(tc, test_first_valid_wins_two_valid);
 	tcase_add_test(tc, test_first_valid_wins_sector_mismatch);
@@ -944,7 +944,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_decode_sector_direct);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("id");
+	tc = pf_unit_tcase("id");
 	tcase_add_test(tc, test_id_char);
 	tcase_add_test(tc, test_id_is_valid);
 	tcase_add_test(tc, test_id_format_dashed);

@@ -143,7 +143,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("libaio");
-	TCase *tc = tcase_create("backend");
+	TCase *tc = pf_unit_tcase("backend");
 
 	tcase_add_checked_fixture(tc, dir_setup, dir_teardown);
 	tcase_add_test(tc, test_backend_room);

@@ -42,7 +42,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("log");
-	TCase *tc = tcase_create("log");
+	TCase *tc = pf_unit_tcase("log");
 
 	tcase_add_test(tc, test_levels_and_prefix);
 	suite_add_tcase(s, tc);

@@ -266,7 +266,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("lvgraph");
-	TCase *tc = tcase_create("core");
+	TCase *tc = pf_unit_tcase("core");
 
 	tcase_add_test(tc, test_roles);
 	tcase_add_test(tc, test_visible_holders);

@@ -660,7 +660,7 @@ static Suite *make_suite(void)
 	Suite *s = suite_create("mda");
 	TCase *tc;
 
-	tc = tcase_create("known-answer");
+	tc = pf_unit_tcase("known-answer");
 	tcase_add_test(tc, test_kat_loop5);
 	tcase_add_test(tc, test_kat_builder_matches_lvm2);
 	tcase_add_test(tc, test_kat_fresh_pv);
@@ -668,7 +668,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_wrap_everywhere);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("header");
+	tc = pf_unit_tcase("header");
 	tcase_add_loop_test(tc, test_bad_header, 0, (int)ARRAY_SIZE(bad_headers));
 	tcase_add_test(tc, test_header_diag_text);
 	tcase_add_test(tc, test_header_short_span);
@@ -676,11 +676,11 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_slots);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("locate");
+	tc = pf_unit_tcase("locate");
 	tcase_add_loop_test(tc, test_locate, 0, (int)ARRAY_SIZE(locate_cases));
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("verify");
+	tc = pf_unit_tcase("verify");
 	tcase_add_test(tc, test_verify_names);
 	tcase_add_test(tc, test_verify_nul_in_name);
 	tcase_add_test(tc, test_verify_name_length);

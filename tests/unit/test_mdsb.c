@@ -393,7 +393,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("mdsb");
-	TCase *tc = tcase_create("mdsb");
+	TCase *tc = pf_unit_tcase("mdsb");
 
 	tcase_add_test(tc, test_at_start);
 	tcase_add_test(tc, test_md_end_find);

@@ -248,7 +248,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("multipath");
-	TCase *tc = tcase_create("multipath");
+	TCase *tc = pf_unit_tcase("multipath");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_holders);

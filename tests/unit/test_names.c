@@ -52,7 +52,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("names");
-	TCase *tc = tcase_create("names");
+	TCase *tc = pf_unit_tcase("names");
 
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_name_chars);

@@ -147,7 +147,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("paths");
-	TCase *tc = tcase_create("paths");
+	TCase *tc = pf_unit_tcase("paths");
 
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_overrides);

@@ -515,7 +515,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("probe");
-	TCase *tc = tcase_create("probe");
+	TCase *tc = pf_unit_tcase("probe");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_one_mda);

@@ -409,7 +409,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("pvscan");
-	TCase *tc = tcase_create("pvscan");
+	TCase *tc = pf_unit_tcase("pvscan");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_two_pv_vg_completes);

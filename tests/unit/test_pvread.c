@@ -95,7 +95,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("pvread");
-	TCase *tc = tcase_create("pvread");
+	TCase *tc = pf_unit_tcase("pvread");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_image_file);

@@ -1040,10 +1040,9 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("reader");
-	TCase *tf = tcase_create("forked reader");
-	TCase *tp = tcase_create("by path");
+	TCase *tf = pf_unit_tcase("forked reader");
+	TCase *tp = pf_unit_tcase("by path");
 
-	tcase_set_timeout(tf, 120);
 	tcase_add_test(tf, test_scan_arguments);
 	tcase_add_test(tf, test_scan_shared_fd);
 	tcase_add_loop_test(tf, test_fork_matches_scan, 0, (int)n_scenarios);
@@ -1057,7 +1056,6 @@ static Suite *make_suite(void)
 	tcase_add_test(tf, test_libaio_files);
 	suite_add_tcase(s, tf);
 
-	tcase_set_timeout(tp, 120);
 	tcase_add_loop_test(tp, test_paths_match_pread, 0, 4);
 	tcase_add_test(tp, test_paths_many);
 	tcase_add_test(tp, test_paths_open_hangs);

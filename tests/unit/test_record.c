@@ -276,7 +276,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("record");
-	TCase *tc = tcase_create("format");
+	TCase *tc = pf_unit_tcase("format");
 
 	tcase_add_test(tc, test_header_round_trip);
 	tcase_add_test(tc, test_header_refused);

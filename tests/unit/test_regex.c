@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "device/regex.h"
 #include "unit.h"
@@ -267,14 +266,6 @@ START_TEST(test_refusals)
 }
 END_TEST
 
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* head, n copies of unit, tail, into buf. */
 static size_t repeat(char *buf, size_t cap, const char *head, const char *unit, size_t n,
 		     const char *tail)
@@ -289,8 +280,9 @@ static size_t repeat(char *buf, size_t cap, const char *head, const char *unit, 
 }
 
 /*
- * Hostile patterns: each compiles and matches a long name quickly, or is refused at once
- * with -E2BIG. Never slow, never a crash (make check runs this under ASan and UBSan).
+ * Hostile patterns: each compiles and matches a long name, or is refused with -E2BIG; never a
+ * crash (make check runs this under ASan and UBSan). One that blew up exponentially would hit
+ * the case's time limit: no wall-clock bound here, a loaded machine is slow.
  */
 START_TEST(test_hostile)
 {
@@ -312,14 +304,12 @@ START_TEST(test_hostile)
 		{ "[", "a-z0-9", "]", 5000, 0 },		   /* huge class */
 		{ "", "(x|y)a|(x|y)b|", "c", 2000, 0 },
 	};
-	double t0 = now();
 
 	memset(str, 'a', sizeof(str) - 1);
 	for (size_t i = 0; i < ARRAY_SIZE(h); i++) {
 		size_t len = repeat(pat, sizeof(pat), h[i].head, h[i].unit, h[i].n, h[i].tail);
 		struct pf_regex *re = NULL;
 		struct pf_diag d;
-		double t = now();
 		int r = pf_regex_compile(pat, len, &re, &d);
 
 		ck_assert_msg(r == h[i].r, "case %zu: r=%d (%s)", i, r, d.msg);
@@ -328,29 +318,28 @@ START_TEST(test_hostile)
 			(void)pf_regex_match_which(re, "/dev/disk/by-id/wwn-0x5000c500a1b2c3d4");
 			pf_regex_free(re);
 		}
-		ck_assert_msg(now() - t < 5.0, "case %zu took %.1fs", i, now() - t);
 	}
-	ck_assert_msg(now() - t0 < 20.0, "hostile patterns took %.1fs", now() - t0);
 }
 END_TEST
 
-/* No backtracking: a pattern that is exponential for backtracking matchers is linear here. */
+/*
+ * No backtracking: a pattern that is exponential for backtracking matchers compiles to a few
+ * states, and matching 4 KiB against it ends (a backtracking matcher would not, in any time
+ * limit).
+ */
 START_TEST(test_no_backtracking)
 {
 	static char str[4096];
 	const char *pat = "^(a|aa)*(a|aa)*(a|aa)*b$";
 	struct pf_regex *re = NULL;
 	struct pf_diag d;
-	double t0;
 
 	memset(str, 'a', sizeof(str) - 1);
 	ck_assert_int_eq(pf_regex_compile(pat, strlen(pat), &re, &d), 0);
 	ck_assert_uint_lt(pf_regex_state_count(re), 64);
-	t0 = now();
 	ck_assert(!pf_regex_match(re, str));
 	str[sizeof(str) - 2] = 'b';
 	ck_assert(pf_regex_match(re, str));
-	ck_assert_msg(now() - t0 < 2.0, "took %.1fs", now() - t0);
 	pf_regex_free(re);
 }
 END_TEST
@@ -358,9 +347,8 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("regex");
-	TCase *tc = tcase_create("regex");
+	TCase *tc = pf_unit_tcase("regex");
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_dm_regex_vectors, 0, (int)ARRAY_SIZE(vectors));
 	tcase_add_test(tc, test_quirks);
 	tcase_add_test(tc, test_cross_pattern_rewrite);

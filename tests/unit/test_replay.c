@@ -215,9 +215,8 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("replay");
-	TCase *tc = tcase_create("streams");
+	TCase *tc = pf_unit_tcase("streams");
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_bad_record, 0, (int)ARRAY_SIZE(bad_records));
 	tcase_add_test(tc, test_stream_order);
 	tcase_add_test(tc, test_truncated_stream);

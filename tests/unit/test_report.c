@@ -237,7 +237,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("report");
-	TCase *tc = tcase_create("report");
+	TCase *tc = pf_unit_tcase("report");
 
 	tcase_add_test(tc, test_print);
 	tcase_add_test(tc, test_udev_vg);

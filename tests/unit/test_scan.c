@@ -237,7 +237,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("scan");
-	TCase *tc = tcase_create("budget");
+	TCase *tc = pf_unit_tcase("budget");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_default_budget);

@@ -656,10 +656,9 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("settings");
-	TCase *tc = tcase_create("settings");
+	TCase *tc = pf_unit_tcase("settings");
 
 	tcase_add_checked_fixture(tc, conf_setup, conf_teardown);
-	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_syntax_errors);
 	tcase_add_test(tc, test_merge_files);
@@ -673,7 +672,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_caps_and_io);
 	suite_add_tcase(s, tc);
 
-	tc = tcase_create("event_activation");
+	tc = pf_unit_tcase("event_activation");
 	tcase_add_checked_fixture(tc, conf_setup, conf_teardown);
 	tcase_add_test(tc, test_ea_default);
 	tcase_add_test(tc, test_ea_comment_not_parsed);

@@ -104,7 +104,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("span");
-	TCase *tc = tcase_create("span");
+	TCase *tc = pf_unit_tcase("span");
 
 	tcase_add_test(tc, test_le_values);
 	tcase_add_test(tc, test_be_values);

@@ -994,8 +994,8 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("state");
-	TCase *tc = tcase_create("files");
-	TCase *race = tcase_create("races");
+	TCase *tc = pf_unit_tcase("files");
+	TCase *race = pf_unit_tcase("races");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_init_modes);
@@ -1021,7 +1021,6 @@ static Suite *make_suite(void)
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(race, setup, teardown);
-	tcase_set_timeout(race, 60);
 	tcase_add_test(race, test_race_pv_online);
 	tcase_add_loop_test(race, test_race_claims, 0, 2);
 	tcase_add_test(race, test_race_reader_sees_whole_files);

@@ -117,7 +117,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("strutil");
-	TCase *tc = tcase_create("strutil");
+	TCase *tc = pf_unit_tcase("strutil");
 
 	tcase_add_test(tc, test_parse);
 	tcase_add_test(tc, test_scan);

@@ -81,7 +81,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("strv");
-	TCase *tc = tcase_create("strv");
+	TCase *tc = pf_unit_tcase("strv");
 
 	tcase_add_test(tc, test_strv);
 	tcase_add_test(tc, test_read_dir);

@@ -662,13 +662,10 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("sysfs");
-	TCase *tc = tcase_create("fake");
-	TCase *real = tcase_create("real");
+	TCase *tc = pf_unit_tcase("fake");
+	TCase *real = pf_unit_tcase("real");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	/* Making 1300 fake devices takes seconds of file-system time on a loaded machine: this
-	 * bounds a hang, it does not time the code. */
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_enumerate);
 	tcase_add_test(tc, test_enumerate_many);
 	tcase_add_test(tc, test_enumerate_empty_and_missing);
@@ -687,7 +684,6 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_holders_cap);
 	tcase_add_test(tc, test_lookup_path);
 	suite_add_tcase(s, tc);
-	tcase_set_timeout(real, 30);
 	tcase_add_test(real, test_real_loop);
 	suite_add_tcase(s, real);
 	return s;

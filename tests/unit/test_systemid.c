@@ -305,10 +305,9 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("systemid");
-	TCase *tc = tcase_create("systemid");
+	TCase *tc = pf_unit_tcase("systemid");
 
 	tcase_add_checked_fixture(tc, conf_setup, conf_teardown);
-	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_from_string);
 	tcase_add_test(tc, test_sources);
 	tcase_add_test(tc, test_local_without_lvmlocal);

@@ -108,9 +108,8 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("tee");
-	TCase *tc = tcase_create("record");
+	TCase *tc = pf_unit_tcase("record");
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_record_replay_matches_scan, 0, (int)n_scenarios);
 	tcase_add_test(tc, test_record_arguments);
 	tcase_add_test(tc, test_record_write_error);

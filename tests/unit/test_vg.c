@@ -332,7 +332,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("vg");
-	TCase *tc = tcase_create("vg");
+	TCase *tc = pf_unit_tcase("vg");
 
 	tcase_add_test(tc, test_vg1_known);
 	tcase_add_test(tc, test_other_segtypes_kept_raw);

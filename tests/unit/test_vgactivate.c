@@ -248,8 +248,8 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("vgactivate");
-	TCase *lock = tcase_create("lock");
-	TCase *tc = tcase_create("re-read");
+	TCase *lock = pf_unit_tcase("lock");
+	TCase *tc = pf_unit_tcase("re-read");
 
 	tcase_add_checked_fixture(lock, setup, teardown);
 	tcase_add_test(lock, test_lock_timeout_fails_vg);
@@ -257,8 +257,6 @@ static Suite *make_suite(void)
 	suite_add_tcase(s, lock);
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	/* Generous: each hung PV costs its timeout, and a loaded machine is slow. */
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_reread_all_read);
 	tcase_add_test(tc, test_reread_hung_pv_missing);
 	tcase_add_test(tc, test_reread_only_pv_hung);

@@ -7,6 +7,22 @@
 #include <stdlib.h>
 
 /*
+ * Every test case's time limit (Check's default is 4 s). It only catches a hang: the slowest
+ * case takes a few seconds on a loaded 2-core machine under the sanitizers, and no test times
+ * the code. CK_TIMEOUT_MULTIPLIER still scales it.
+ */
+#define PF_UNIT_TIMEOUT_S 120
+
+/* tcase_create() with PF_UNIT_TIMEOUT_S: every test file makes its cases with this. */
+static inline TCase *pf_unit_tcase(const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, PF_UNIT_TIMEOUT_S);
+	return tc;
+}
+
+/*
  * Each test file defines `static Suite *make_suite(void)` and ends with
  * PF_UNIT_MAIN(). Tests fork (CK_FORK default) so one crash is one failure.
  */

@@ -39,6 +39,17 @@ trap cleanup EXIT
 check "/ is the host's root, read-only" sh -c '! touch /vm-selftest-probe 2>/dev/null'
 check "/etc is writable" sh -c 'touch /etc/vm-selftest-probe && rm /etc/vm-selftest-probe'
 check "/tmp is tmpfs" sh -c '[ "$(stat -f -c %T /tmp)" = tmpfs ]'
+# The trees are where the host has them, /tmp included, read-only; the rest of the host's /tmp
+# stays hidden (vm-selftest.sh leaves a file there and names it in VM_HOST_TMP_FILE).
+: "${top_srcdir:?set by vm-run.sh}" "${top_builddir:?set by vm-run.sh}"
+check "the build tree is at its host path ($top_builddir)" \
+	test -x "$top_builddir/pvscan-fast/pvscan-fast"
+check "the source tree is at its host path ($top_srcdir)" \
+	test -f "$top_srcdir/tests/vm/guest-lib.sh"
+check "the build tree is read-only" sh -c "! touch '$top_builddir/.vm-selftest-probe' 2>/dev/null"
+if [ -n "${VM_HOST_TMP_FILE:-}" ]; then
+	check "the host's $VM_HOST_TMP_FILE is hidden" test ! -e "$VM_HOST_TMP_FILE"
+fi
 
 check "/dev/mapper/control is a character device" test -c /dev/mapper/control
 if v=$(dmsetup version 2>&1) && echo "$v" | grep -q '^Driver version: *4\.'; then

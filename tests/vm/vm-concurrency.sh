@@ -1,6 +1,4 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # make check: lvm2 commands racing pvscan-fast's activation on a real kernel (guest-concurrency.sh).
-VM_TIMEOUT=${VM_TIMEOUT:-900}
-export VM_TIMEOUT
 exec /bin/sh "$(dirname "$0")/vm-check.sh" guest-concurrency.sh

@@ -33,7 +33,7 @@ rm -rf "$dir/img" "$dir/dup"
 
 # FAULTS_* to the guest: the script's own arguments go after vm-run.sh's options.
 script="$top_srcdir/tests/vm/guest-faults.sh"
-set -- --udev-children-max 8 --timeout "${VM_TIMEOUT:-1200}" "$@"
+set -- --udev-children-max 8 "$@"
 for v in FAULTS_N FAULTS_CASES FAULTS_STEPS FAULTS_ACTIONS FAULTS_SCAN_TIMEOUT FAULTS_DEADLINE \
 	FAULTS_GONE_DELAY FAULTS_STRICT FAULTS_KILLS; do
 	eval "val=\${$v:-}"

@@ -7,8 +7,10 @@
 # overlay on /etc, its own devtmpfs, dm-mod and loop, and (unless --no-udev) systemd-udevd
 # with the stock rules. A per-run directory in the build tree is shared read-write: it carries
 # the command in and the script's output and exit status out. The host's /tmp, /run and
-# /var/tmp are hidden in the guest, so scripts, arguments and --rw directories must live
-# elsewhere (the build tree).
+# /var/tmp are hidden in the guest, except what the run needs: the source and build trees and
+# the script's directory are bind-mounted back at their own paths (read-only), and --rw
+# directories are shared there, so a checkout in /tmp works. Other paths the script is given
+# must be in one of those or outside /tmp, /run and /var/tmp.
 #
 # With --systemd the host's systemd is PID 1 of the guest instead of a shell: it starts
 # journald, systemd-udevd (stock rules) and the coldplug, and a unit then runs the script and
@@ -20,7 +22,7 @@
 set -eu
 
 # Bump when the initramfs or the guest protocol changes: it keys the initramfs cache.
-VM_HARNESS_VERSION=1
+VM_HARNESS_VERSION=2
 # Modules the guest needs before it can mount the host's root, plus those the issue asks
 # for in every boot. Everything else is loaded later by the host's modprobe inside the guest.
 VM_BASE_MODULES="virtio_pci 9pnet_virtio 9p overlay dm_mod loop"
@@ -39,7 +41,8 @@ usage: $0 [options] SCRIPT [ARGS...]
   --systemd                boot systemd as PID 1; a unit runs SCRIPT (journald, udevd only)
   --udev-children-max N    systemd-udevd --children-max
   --udev-trigger-all       coldplug every device (default: block and misc only, ~6 s less)
-  --timeout SEC            kill the VM after SEC seconds (default 600) and fail
+  --timeout SEC            kill the VM after SEC seconds and fail (default: VM_TIMEOUT from
+                           the environment, else 3600: only a hang, never a slow machine)
   --rw DIR                 share DIR read-write at the same path (repeatable)
   --env NAME=VALUE         set this in the script's environment (repeatable)
   --kernel VERSION         boot /boot/vmlinuz-VERSION (default: newest with modules)
@@ -76,17 +79,29 @@ is_uint() {
 	return 0
 }
 
-# The guest mounts tmpfs over these, and the kernel command line and the run files cannot
-# carry whitespace in paths.
-check_visible() {
+# A path the guest must see at the same place. The guest has its own /proc, /sys and /dev;
+# /tmp, /run and /var/tmp are its own tmpfs, where only what a run needs is shown again, never
+# the whole directory. The run files cannot carry whitespace in paths.
+check_path() {
 	case $1 in
-	/tmp | /tmp/* | /run | /run/* | /var/tmp | /var/tmp/* | /proc/* | /sys/* | /dev/*)
-		die_usage "$1 is hidden in the guest (tmpfs there); use a path in the build tree"
+	/proc/* | /sys/* | /dev/*)
+		die_usage "$1 is the guest's own (proc, sysfs, devtmpfs there); use another path"
+		;;
+	/ | /tmp | /run | /var/tmp)
+		die_usage "$1 cannot be shared with the guest whole; use a directory below it"
 		;;
 	*[[:space:]]*)
 		die_usage "paths with whitespace are not supported: '$1'"
 		;;
 	esac
+}
+
+# True when the guest's tmpfs covers PATH: the init must bind the host's copy back.
+under_guest_tmpfs() {
+	case $1 in
+	/tmp/* | /run/* | /var/tmp/*) return 0 ;;
+	esac
+	return 1
 }
 
 mem=1024
@@ -96,7 +111,9 @@ udev=1
 systemd=0
 children_max=""
 trigger_all=0
-timeout=600
+# Under TCG on a loaded 2-core machine a VM test runs several times slower than alone
+# (vm-activate.sh took over 1200 s at a load of 10): the limit only ends a hang.
+timeout=${VM_TIMEOUT:-3600}
 rw_dirs=""
 envs=""
 kver=""
@@ -138,7 +155,7 @@ if ! is_uint "$cpus" || [ "$cpus" -lt 1 ]; then
 	die_usage "--cpus: need a positive number"
 fi
 if ! is_uint "$timeout" || [ "$timeout" -lt 1 ]; then
-	die_usage "--timeout: need seconds"
+	die_usage "--timeout (or VM_TIMEOUT): need seconds"
 fi
 [ -z "$children_max" ] || is_uint "$children_max" ||
 	die_usage "--udev-children-max: need a number"
@@ -151,15 +168,15 @@ done
 script=$(readlink -f "$1") || die_usage "cannot resolve $1"
 shift
 [ -f "$script" ] || die_usage "no such script: $script"
-check_visible "$script"
+check_path "$script"
 
 here=$(cd "$(dirname "$0")" && pwd)
 : "${top_srcdir:=$(cd "$here/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 top_srcdir=$(readlink -f "$top_srcdir")
 top_builddir=$(readlink -f "$top_builddir")
-check_visible "$top_srcdir"
-check_visible "$top_builddir"
+check_path "$top_srcdir"
+check_path "$top_builddir"
 
 # Prerequisites: a missing one is a skip, as the README's test command promises.
 PATH=$PATH:/usr/sbin:/sbin
@@ -308,11 +325,9 @@ until mount -t 9p -o "$o,ro,cache=loose" hostroot /host 2>/dev/null; do
 	[ $i -lt 50 ] || fatal "cannot mount the host's root (9p tag hostroot)"
 	sleep 0.1
 done
-mount -t 9p -o "$o" vmrun "/host$run" || fatal "cannot mount the run directory $run"
-while read -r tag dir; do
-	[ -n "$tag" ] || continue
-	mount -t 9p -o "$o" "$tag" "/host$dir" || fatal "cannot mount $dir read-write"
-done <"/host$run/rw"
+# The run directory is moved to its place last, over everything else.
+mkdir -p /vmrun /hostro
+mount -t 9p -o "$o" vmrun /vmrun || fatal "cannot mount the run directory $run"
 
 mount --move /proc /host/proc || fatal "proc"
 mount --move /sys /host/sys || fatal "sysfs"
@@ -328,6 +343,25 @@ mount -t overlay -o \
 	overlay /host/etc || fatal "overlay on /etc"
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /host/tmp || fatal "/tmp"
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /host/var/tmp || fatal "/var/tmp"
+
+# What the run needs below those tmpfs (a checkout in /tmp): the host's copy at the same
+# path, read-only. A plain bind of /host is the host's root without the mounts above.
+mount --bind /host /hostro || fatal "bind of the host's root"
+while read -r kind path; do
+	[ -n "$kind" ] || continue
+	case $kind in
+	dir) mkdir -p "/host$path" ;;
+	file) mkdir -p "/host${path%/*}" && : >>"/host$path" ;;
+	esac || fatal "cannot make $path in the guest's tmpfs"
+	mount --bind "/hostro$path" "/host$path" || fatal "cannot show $path in the guest"
+done </vmrun/show
+umount /hostro || fatal "umount /hostro"
+while read -r tag dir; do
+	[ -n "$tag" ] || continue
+	[ -d "/host$dir" ] || mkdir -p "/host$dir" || fatal "cannot make $dir in the guest"
+	mount -t 9p -o "$o" "$tag" "/host$dir" || fatal "cannot mount $dir read-write"
+done </vmrun/rw
+mount --move /vmrun "/host$run" || fatal "cannot move the run directory to $run"
 
 exec switch_root /host /bin/sh "$run/stage2" "$run"
 fatal "switch_root"
@@ -500,7 +534,7 @@ fi
 # --- the run -----------------------------------------------------------------------------
 
 run=$(mktemp -d "$vmdir/run.XXXXXX")
-check_visible "$run"
+check_path "$run"
 
 stage2_text >"$run/stage2"
 {
@@ -522,8 +556,7 @@ for d in $rw_dirs; do
 	[ -n "$d" ] || continue
 	[ -d "$d" ] || die_usage "--rw: no such directory: $d"
 	d=$(readlink -f "$d")
-	check_visible "$d"
-	[ "$d" != / ] || die_usage "--rw /: no"
+	check_path "$d"
 	case $d in
 	*,*) die_usage "--rw: commas in paths are not supported: $d" ;;
 	esac
@@ -534,6 +567,26 @@ local,path=$d,mount_tag=rw$n,$share_opts"
 	n=$((n + 1))
 done
 IFS=$old_ifs
+
+# What the init binds back below the guest's tmpfs: the trees and the script's directory (the
+# script alone when that directory is /tmp itself), each once, parents before what they hold.
+show() {
+	# $1 = dir or file, $2 = path
+	! under_guest_tmpfs "$2" || echo "$2 $1"
+}
+case ${script%/*} in
+/tmp | /run | /var/tmp) script_share="file $script" ;;
+*) script_share="dir ${script%/*}" ;;
+esac
+# shellcheck disable=SC2086 # script_share is two words
+{
+	show dir "$top_srcdir"
+	show dir "$top_builddir"
+	show $script_share
+} | LC_ALL=C sort -u | awk '
+	{ for (i = 1; i <= n; i++) if (index($1 "/", d[i] "/") == 1) next }
+	$2 == "dir" { d[++n] = $1 }
+	{ print $2, $1 }' >"$run/show"
 
 cwd=$(pwd)
 {
