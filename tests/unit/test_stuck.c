@@ -189,7 +189,7 @@ END_TEST
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("stuck");
-	TCase *tc = tcase_create("stuck");
+	TCase *tc = pf_unit_tcase("stuck");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_key_of);
