@@ -183,7 +183,9 @@ for r in labelcrc trunctext random eio hang; do
 done
 
 # The form udev runs for one device, on the one that never answers, its stdout read by udev:
-# done after the timeout, udev's pipe closed then, nothing to import (--udevoutput is silent).
+# the full scan's reader is still stuck on it, so the device is left out at once instead of
+# costing one more reader (lib/io/stuck.h); udev's pipe is closed, nothing to import
+# (--udevoutput is silent).
 t0=$(t_now_ms)
 {
 	LVM_SYSTEM_DIR="$ETC" PVSCAN_FAST_RUN_DIR="$RUN/lvm" PVSCAN_FAST_LOCK_DIR="$RUN/lock" \
@@ -197,10 +199,12 @@ echo "--- udev form on $DEV_hang: exit status $(cat "$T_DIR/rc") after $ms ms; s
 cat "$T_DIR/udev.out"
 echo "--- stderr"
 cat "$T_DIR/udev.err"
-if [ "$ms" -ge $((TIMEOUT * 1000 - 100)) ] && ! [ -s "$T_DIR/udev.out" ]; then
-	t_pass "udev's form on the hanging device: over after its timeout ($ms ms), nothing for udev to import"
+if [ -s "$T_DIR/rc" ] && ! [ -s "$T_DIR/udev.out" ] &&
+	grep -lqs . "$RUN/lvm/pvscan-fast/readers/"r-*; then
+	t_pass "udev's form on the hanging device: over, left to the stuck reader noted" \
+		"in readers/, nothing for udev to import"
 else
-	t_fail "udev's form on the hanging device: $ms ms for a timeout of $TIMEOUT s, or output for udev"
+	t_fail "udev's form on the hanging device: not over, no stuck reader noted, or output for udev"
 fi
 
 # The oracle: lvm2's pvscan --cache on the same devices but the one that hangs (it would hang
