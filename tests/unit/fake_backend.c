@@ -148,6 +148,13 @@ static int fake_wait(struct pf_io_backend *b, unsigned min_nr, unsigned max,
 			f->in_flight--;
 			remove_io(f, i);
 		}
+		if ((n >= min_nr || now >= deadline) && n && f->stall_ms) {
+			/* as if the scanning process lost the CPU just after the wait */
+			struct timespec st = pf_timespec_from_ns((uint64_t)f->stall_ms * NSEC_PER_MSEC);
+
+			f->stall_ms = 0;
+			(void)nanosleep(&st, NULL);
+		}
 		if (n >= min_nr || now >= deadline)
 			return (int)n;
 		for (unsigned i = 0; i < f->n_io; i++)

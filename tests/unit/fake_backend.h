@@ -54,6 +54,7 @@ struct pf_fake_backend {
 	unsigned eagain_every; /* every Nth submit call fails -EAGAIN; 0: never */
 	unsigned eintr_every;  /* every Nth wait call fails -EINTR; 0: never */
 	unsigned submit_max;   /* most reads taken per submit call; 0: all */
+	unsigned stall_ms;     /* the first wait that returns a read then sleeps this long */
 	/* Recorded. */
 	unsigned in_flight;    /* abandoned reads included: they keep their slot */
 	unsigned max_in_flight;

@@ -303,6 +303,33 @@ START_TEST(test_timeout_others_finish)
 }
 END_TEST
 
+START_TEST(test_late_harvest_not_timeout)
+{
+	uint8_t *img = make_image(&L_BASIC);
+	struct rig r;
+
+	/*
+	 * The scan is held up past device 1's deadline right after taking device 0's read;
+	 * device 1's read had ended long before: it is taken, not given up on.
+	 */
+	rig_init(&r, 2, 8, img, L_BASIC.size);
+	r.f->devs[0].delay_ms = 1;
+	r.f->devs[1].delay_ms = 20;
+	r.f->max_per_wait = 1;
+	r.f->stall_ms = 400;
+	r.opts.timeout_ms = 200;
+	ck_assert_int_eq(rig_run(&r), 0);
+	for (size_t i = 0; i < r.n; i++) {
+		ck_assert_int_eq(r.t[i].status, 0);
+		assert_vg(&r.p[i], L_BASIC.seqno);
+	}
+	ck_assert_uint_eq(r.stats.n_timeouts, 0);
+	ck_assert_uint_eq(r.f->n_abandoned, 0);
+	rig_check_free(&r);
+	free(img);
+}
+END_TEST
+
 START_TEST(test_timeout_text_step)
 {
 	uint8_t *img = make_image(&L_BEYOND);
@@ -902,6 +929,7 @@ static Suite *make_suite(void)
 	tcase_add_loop_test(tc, test_eio_each_step, 0, ARRAY_SIZE(eio_cases));
 	tcase_add_test(tc, test_short_reads);
 	tcase_add_test(tc, test_timeout_others_finish);
+	tcase_add_test(tc, test_late_harvest_not_timeout);
 	tcase_add_test(tc, test_timeout_text_step);
 	tcase_add_test(tc, test_stuck_slots_exhausted);
 	tcase_add_test(tc, test_backend_keeps_stuck_slots);
