@@ -872,8 +872,10 @@ int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_r
 	for (size_t i = 0; i < n; i++) {
 		const struct pf_stuck_key *hung = NULL;
 
-		have_key[i] = pf_stuck_key_of(devs[i].path, &keys[i]) == 0;
-		if (have_key[i] && n_stuck)
+		/* A stat per device only while some reader is stuck: the usual scan has none. */
+		if (n_stuck)
+			have_key[i] = pf_stuck_key_of(devs[i].path, &keys[i]) == 0;
+		if (have_key[i])
 			hung = pf_stuck_find(stuck, n_stuck, &keys[i]);
 		if (hung) {
 			fail_stuck(&devs[i], opts, hung);
@@ -891,8 +893,11 @@ int pf_reader_scan_paths(struct pf_reader_dev *devs, size_t n, const struct pf_r
 		size_t i = which[k];
 
 		devs[i] = sub[k];
-		if (devs[i].status == -ETIMEDOUT && !devs[i].reader_lost && have_key[i] &&
-		    f.fd >= 0 && pf_stuck_note(&f, &keys[i]) < 0)
+		if (devs[i].status != -ETIMEDOUT || devs[i].reader_lost || f.fd < 0)
+			continue;
+		if (!have_key[i])
+			have_key[i] = pf_stuck_key_of(devs[i].path, &keys[i]) == 0;
+		if (!have_key[i] || pf_stuck_note(&f, &keys[i]) < 0)
 			pf_debug("cannot note %s in %s", devs[i].path, f.path);
 	}
 	pf_stuck_end(&f);
