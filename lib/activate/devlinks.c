@@ -35,7 +35,7 @@ int pf_devlinks_add(const char *dev_dir, const char *vg, const struct pf_activat
 		    struct pf_diag *reterr)
 {
 	char dir[PATH_MAX], path[PATH_MAX], target[PATH_MAX];
-	int first = 0, n;
+	int first = 0, n, dir_r = 1; /* 1: not tried yet; made only for a VG with a link to put */
 
 	n = snprintf(dir, sizeof(dir), "%s/%s", dev_dir, vg);
 	if (n < 0 || (size_t)n >= sizeof(dir))
@@ -46,8 +46,9 @@ int pf_devlinks_add(const char *dev_dir, const char *vg, const struct pf_activat
 
 		if (lv->kind != PF_ACTIVATE_LV_LOADED && lv->kind != PF_ACTIVATE_LV_ACTIVE)
 			continue;
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			r = -errno;
+		if (dir_r == 1)
+			dir_r = mkdir(dir, 0755) < 0 && errno != EEXIST ? -errno : 0;
+		r = dir_r;
 		if (r == 0 && ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, lv->lv) >=
 				       sizeof(path) ||
 			       (size_t)snprintf(target, sizeof(target), "%s/mapper/%s", dev_dir,
