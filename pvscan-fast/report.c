@@ -15,7 +15,9 @@
 
 #include "base/log.h"
 #include "base/strutil.h"
+#include "format/label.h"
 #include "report.h"
+#include "state/state.h"
 
 #define PVSCAN "pvscan[%d] "
 /* A reason or verdict escaped for a terminal (it may quote metadata: a segment type, a flag). */
@@ -231,6 +233,17 @@ void pf_report_vgname_ambiguous(const char *vg)
 {
 	pf_err("  Multiple VGs found with the same name: skipping %s", vg);
 	pf_err("  Use --select vg_uuid=<uuid> in place of the VG name.");
+}
+
+void pf_report_md_hint_moved(const struct pf_opts *o, const char *vg, const char *pvid,
+			     const char *online, const char *hint)
+{
+	char id[PF_ID_DASHED_LEN + 1], shown[4 * PF_STATE_NAME_LEN];
+
+	pf_id_format_dashed(pvid, id);
+	pf_report_print(o, PVSCAN "PVID %s read from %s last written to %s.", (int)getpid(), id,
+			online, pf_str_escape(hint, shown, sizeof(shown)));
+	pf_report_print(o, PVSCAN "VG %s not using quick activation.", (int)getpid(), vg);
 }
 
 /*

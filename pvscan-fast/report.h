@@ -45,6 +45,9 @@ void pf_report_vgname_duplicates(const struct pf_aapolicy_input *in,
 				 const struct pf_vg *const *vgs, size_t n);
 /* lvm2 skips a VG whose name more than one VG carries: the two lines it says, once per VG. */
 void pf_report_vgname_ambiguous(const char *vg);
+/* lvm2's quick path giving up on a PV last written through an md device (pvid raw, 32 chars). */
+void pf_report_md_hint_moved(const struct pf_opts *o, const char *vg, const char *pvid,
+			     const char *online, const char *hint);
 
 /*
  * A device the scan left out (or could not read), as lvm2's per-device form says it; all: the

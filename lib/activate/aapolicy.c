@@ -281,6 +281,22 @@ bool pf_aapolicy_vgname_ambiguous(const struct pf_aapolicy_input *in,
 	return false;
 }
 
+static bool is_md_name(const char *name)
+{
+	return strncmp(name, "/dev/md", 7) == 0;
+}
+
+int pf_aapolicy_md_hint_moved(const struct pf_vg *vg, const char *const *online)
+{
+	for (unsigned i = 0; i < vg->n_pvs; i++) {
+		const char *hint = vg->pvs[i].device;
+
+		if (hint && online[i] && online[i][0] && is_md_name(hint) && !is_md_name(online[i]))
+			return (int)i;
+	}
+	return -1;
+}
+
 /* The check in vgchange_activate(): both IDs set and different, extra_system_ids or not. */
 static bool foreign_for_activation(const struct pf_aapolicy_input *in, const struct pf_vg *vg)
 {

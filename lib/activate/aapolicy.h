@@ -216,6 +216,14 @@ bool pf_aapolicy_vgname_ambiguous(const struct pf_aapolicy_input *in,
 	_nonnull_(1, 4);
 
 /*
+ * lvm2's one-VG quick path (one named device) gives up when a PV was last written through an
+ * md device and is online now on a device that is not one: vg->pvs[i].device names /dev/md*,
+ * online[i] (the device its online file names; NULL or "" unknown) does not. The first such i,
+ * or -1; lvm2 then says so and takes the VG through process_each_vg.
+ */
+int pf_aapolicy_md_hint_moved(const struct pf_vg *vg, const char *const *online) _nonnull_(1, 2);
+
+/*
  * The verdicts for which lvm2 fails the command (pvscan adds "<vg>: autoactivation failed."):
  * pf_aapolicy_lv_verdict_info(v)->error.
  */

@@ -235,13 +235,11 @@ conf() {
 UDEV="--cache --listvg --checkcomplete --vgonline --autoactivation event --udevoutput"
 
 # scenario NAME [DEVICES_LINES [NO_AAY]]: every device through `--cache -aay DEV` (those in
-# NO_AAY and the one whose hint alone says md through `--cache DEV`), some through the udev
-# rule's form, then a full `--cache -aay`.
-#
-# Without -aay: lvm2's per-device activation ("quick") refuses a PV last written through
-# /dev/md*, says so ("PVID ... read from DEV last written to /dev/md127.", "VG ... not using
-# quick activation.") and activates the slow way. That is activation's business, not this
-# test's: where such a PV is not found to be an md member, it is not activated here.
+# NO_AAY through `--cache DEV`), some through the udev rule's form, then a full `--cache -aay`.
+# The one whose hint alone says md goes last: where it is not found to be an md member,
+# lvm2's per-device activation ("quick") refuses a PV last written through /dev/md*, says so
+# ("PVID ... read from DEV last written to /dev/md127.", "VG ... not using quick
+# activation.") and activates the slow way.
 scenario() {
 	conf "${2:-}"
 	fresh
@@ -251,7 +249,7 @@ scenario() {
 		*) step "$1: --cache -aay $(name "$d")" --cache -aay "$d" --driverloaded n ;;
 		esac
 	done
-	step "$1: --cache $(name "$HINT_PLAIN")" --cache "$HINT_PLAIN" --driverloaded n
+	step "$1: --cache -aay $(name "$HINT_PLAIN")" --cache -aay "$HINT_PLAIN" --driverloaded n
 	fresh
 	for d in "$GROW_1_0" "$HINT_1_0" "$PLAIN"; do
 		# shellcheck disable=SC2086 # UDEV: several arguments

@@ -387,6 +387,29 @@ START_TEST(test_incomplete_noautoactivate)
 }
 END_TEST
 
+START_TEST(test_md_hint_moved)
+{
+	struct tvg t = aa_two_pv_vg;
+	struct pf_vg *vg = aa_build(&t);
+	const char *online[2] = { "/dev/sdb", "/dev/sdc" };
+
+	/* hints /dev/loop30, /dev/loop31: nothing moved from md */
+	ck_assert_int_eq(pf_aapolicy_md_hint_moved(vg, online), -1);
+	vg->pvs[1].device = "/dev/md127";
+	ck_assert_int_eq(pf_aapolicy_md_hint_moved(vg, online), 1);
+	vg->pvs[0].device = "/dev/md/root";
+	ck_assert_int_eq(pf_aapolicy_md_hint_moved(vg, online), 0); /* lvm2 stops at the first */
+	online[0] = "/dev/md126";				     /* still on an md device */
+	ck_assert_int_eq(pf_aapolicy_md_hint_moved(vg, online), 1);
+	online[1] = NULL; /* no online file to say where it is */
+	ck_assert_int_eq(pf_aapolicy_md_hint_moved(vg, online), -1);
+	online[1] = "";
+	vg->pvs[0].device = NULL;
+	ck_assert_int_eq(pf_aapolicy_md_hint_moved(vg, online), -1);
+	pf_vg_free(vg);
+}
+END_TEST
+
 START_TEST(test_reappeared_pv_in_use)
 {
 	struct tvg t = aa_two_pv_vg;
@@ -1252,6 +1275,7 @@ static Suite *make_suite(void)
 	tcase_add_loop_test(tc, test_vg_gates, 0, (int)ARRAY_SIZE(vg_rows));
 	tcase_add_test(tc, test_incomplete);
 	tcase_add_test(tc, test_incomplete_noautoactivate);
+	tcase_add_test(tc, test_md_hint_moved);
 	tcase_add_test(tc, test_reappeared_pv_in_use);
 	tcase_add_test(tc, test_reappeared_pv_unused);
 	tcase_add_test(tc, test_kinds);
