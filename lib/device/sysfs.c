@@ -2,6 +2,7 @@
 /* Block devices from sysfs and /proc, named as lvm2 2.03.16's dev-cache first names them. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -854,4 +855,53 @@ out:
 	majors_free(mt);
 	pf_strv_release(&names);
 	return r;
+}
+
+/* A /proc/self/mountinfo line's third field, "MAJOR:MINOR", is maj:min. */
+static bool mountinfo_line_is(const char *line, unsigned maj, unsigned min)
+{
+	uint64_t a, b;
+
+	for (int field = 0; field < 2; field++) {
+		line = strchr(line, ' ');
+		if (!line)
+			return false;
+		line++;
+	}
+	return pf_scan_u64(&line, UINT_MAX, &a) == 0 && *line++ == ':' &&
+	       pf_scan_u64(&line, UINT_MAX, &b) == 0 && *line == ' ' && a == maj && b == min;
+}
+
+bool pf_sysfs_has_mounted_fs(const struct pf_paths *paths, unsigned major, unsigned minor,
+			     const char *kname)
+{
+	_cleanup_free_ char *text = NULL;
+	char dir[PATH_MAX];
+	bool found = false;
+	struct dirent *e;
+	DIR *d;
+
+	if (read_proc(paths, "self/mountinfo", &text) == 0)
+		for (const char *line = text; line; line = strchr(line, '\n')) {
+			line += *line == '\n';
+			if (mountinfo_line_is(line, major, minor))
+				return true;
+		}
+	/* file systems that keep a directory per device they are mounted from: ext4, xfs... */
+	if (!kname || !is_plain_name(kname, strlen(kname)) ||
+	    (size_t)snprintf(dir, sizeof(dir), "%s/fs", paths->sys) >= sizeof(dir))
+		return false;
+	d = opendir(dir);
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d))) {
+		char sub[2 * NAME_MAX + 2];
+		struct stat st;
+
+		if (e->d_name[0] != '.' &&
+		    (size_t)snprintf(sub, sizeof(sub), "%s/%s", e->d_name, kname) < sizeof(sub))
+			found = fstatat(dirfd(d), sub, &st, 0) == 0;
+	}
+	(void)closedir(d);
+	return found;
 }

@@ -83,4 +83,12 @@ int pf_sysfs_read_opt_attr(const struct pf_paths *paths, const char *kname, cons
 int pf_sysfs_list_holders(const struct pf_paths *paths, const char *kname, char ***ret,
 			  size_t *ret_n) _nonnull_(1, 2, 3, 4) _must_check_;
 
+/*
+ * Does M:m (kernel name kname, may be NULL) carry a mounted file system? As libdevmapper's
+ * dm_device_has_mounted_fs(), which lvm2 weighs between two devices of one PV: an entry of
+ * that device number in PROC/self/mountinfo, or SYS/fs/TYPE/KNAME for any TYPE.
+ */
+bool pf_sysfs_has_mounted_fs(const struct pf_paths *paths, unsigned major, unsigned minor,
+			     const char *kname) _nonnull_(1);
+
 #endif /* PF_SYSFS_H */

@@ -529,13 +529,14 @@ static bool has_recorded_id(const struct pf_paths *paths, const struct pf_scan_d
 }
 
 /* What lvm2 weighs for a device of a duplicated PV, in its order (see compare_dups). */
-enum { DUP_ID, DUP_LV, DUP_SIZE, DUP_NAME, DUP_DM, DUP_SUBSYS, _DUP_FACTS };
+enum { DUP_ID, DUP_LV, DUP_SIZE, DUP_NAME, DUP_FS, DUP_DM, DUP_SUBSYS, _DUP_FACTS };
 
 static const char *const dup_why[_DUP_FACTS] = {
 	[DUP_ID] = "device id",
 	[DUP_LV] = "device is used by LV",
 	[DUP_SIZE] = "device size is correct",
 	[DUP_NAME] = "device name matches previous",
+	[DUP_FS] = "device has fs mounted",
 	[DUP_DM] = "device is in dm subsystem",
 	[DUP_SUBSYS] = "device is in subsystem",
 };
@@ -567,6 +568,7 @@ static void dup_facts(const struct pf_paths *paths, const struct pf_scan_dev *d,
 		ret[DUP_NAME] = pv->device && strcmp(pv->device, d->name) == 0;
 	}
 	ret[DUP_LV] = used_by_lv(paths, d);
+	ret[DUP_FS] = pf_sysfs_has_mounted_fs(paths, d->dev.major, d->dev.minor, d->dev.kname);
 	ret[DUP_DM] = d->dev.dm_uuid != NULL;
 	ret[DUP_SUBSYS] = in_subsystem(&d->dev);
 }
@@ -576,8 +578,7 @@ static void dup_facts(const struct pf_paths *paths, const struct pf_scan_dev *d,
  * preferred, or seen first), and why. lvm2's order (_choose_duplicates): a previous choice,
  * the device ID the metadata records, an active LV on it, the size the metadata gives, the
  * name the metadata last saw, a mounted fs, dm, another subsystem, else the first seen. Not
- * judged here: a previous choice (there is none within one scan) and a mounted fs (a PV's
- * device has none). Devices named together (summary false) are told apart before lvm2 has read
+ * judged here: a previous choice (there is none within one scan). Devices named together (summary false) are told apart before lvm2 has read
  * the metadata summary, and the first named is kept.
  */
 static const char *compare_dups(const struct pf_paths *paths, const struct pf_scan_dev *a,

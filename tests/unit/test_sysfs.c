@@ -452,6 +452,31 @@ START_TEST(test_lookup_kname)
 }
 END_TEST
 
+START_TEST(test_mounted_fs)
+{
+	fakesys_mkdir(&fs, "proc/self");
+	fakesys_write(&fs, "proc/self/mountinfo",
+		      "22 1 0:21 / /proc rw - proc proc rw\n"
+		      "25 1 8:2 / / rw,relatime shared:1 - ext4 /dev/sda2 rw\n"
+		      "26 25 8:17 / /srv rw - xfs /dev/sdb1 rw\n");
+	ck_assert(pf_sysfs_has_mounted_fs(&fs.paths, 8, 2, "sda2"));
+	ck_assert(pf_sysfs_has_mounted_fs(&fs.paths, 8, 17, NULL));
+	ck_assert(!pf_sysfs_has_mounted_fs(&fs.paths, 8, 1, "sda1"));
+	ck_assert(!pf_sysfs_has_mounted_fs(&fs.paths, 0, 2, "x")); /* 0:21 is not 0:2 */
+	ck_assert(!pf_sysfs_has_mounted_fs(&fs.paths, 2, 25, "y")); /* a mount ID is not M:m */
+	/* a file system mounted in another namespace still has its directory in sysfs */
+	fakesys_mkdir(&fs, "sys/fs/ext4/sdc");
+	ck_assert(pf_sysfs_has_mounted_fs(&fs.paths, 8, 32, "sdc"));
+	ck_assert(!pf_sysfs_has_mounted_fs(&fs.paths, 8, 48, "sdd"));
+	ck_assert(!pf_sysfs_has_mounted_fs(&fs.paths, 8, 48, "../ext4/sdc"));
+	/* a truncated last line, garbage lines, no mountinfo at all */
+	fakesys_write(&fs, "proc/self/mountinfo", "1\n2 3\n4 5 8:\n6 7 8:64");
+	ck_assert(!pf_sysfs_has_mounted_fs(&fs.paths, 8, 64, "sde"));
+	fakesys_unlink(&fs, "proc/self/mountinfo");
+	ck_assert(!pf_sysfs_has_mounted_fs(&fs.paths, 8, 2, "sda2"));
+}
+END_TEST
+
 START_TEST(test_read_attr_and_holders)
 {
 	char *v = NULL, **h = NULL;
@@ -680,6 +705,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_kname_with_bang);
 	tcase_add_test(tc, test_proc_devices_parsing);
 	tcase_add_test(tc, test_lookup_kname);
+	tcase_add_test(tc, test_mounted_fs);
 	tcase_add_test(tc, test_read_attr_and_holders);
 	tcase_add_test(tc, test_holders_cap);
 	tcase_add_test(tc, test_lookup_path);
