@@ -113,6 +113,16 @@ status_says() { # status_says EXIT RULE SWITCH
 		grep -qx "switch: $3" "$T_DIR/out"
 }
 
+# again_changes_nothing SUBCOMMAND: run a second time, it exits 0, changes and runs nothing.
+again_changes_nothing() {
+	before=$(snapshot)
+	: >"$CALLS"
+	sw "$1"
+	rc=$?
+	check "$1 again: exit 0, nothing changed, nothing rebuilt or reloaded" \
+		eval '[ $rc -eq 0 ] && [ "$(snapshot)" = "$before" ] && calls_are ""'
+}
+
 L=/etc/udev/rules.d
 
 # --- the package's life: init, on, on, off, off
@@ -139,12 +149,7 @@ udevadm control --reload
 update-initramfs -u"
 check "on: status says pvscan-fast's rule, switch on, exit 0" status_says 0 "pvscan-fast's" on
 
-before=$(snapshot)
-: >"$CALLS"
-sw on
-rc=$?
-check "on again: exit 0, nothing changed, nothing rebuilt or reloaded" \
-	eval '[ $rc -eq 0 ] && [ "$(snapshot)" = "$before" ] && calls_are ""'
+again_changes_nothing on
 
 : >"$CALLS"
 sw off
@@ -160,12 +165,7 @@ udevadm control --reload
 update-initramfs -u"
 check "off: status says lvm2's rule, switch off, exit 0" status_says 0 "lvm2's" off
 
-before=$(snapshot)
-: >"$CALLS"
-sw off
-rc=$?
-check "off again: exit 0, nothing changed, nothing rebuilt or reloaded" \
-	eval '[ $rc -eq 0 ] && [ "$(snapshot)" = "$before" ] && calls_are ""'
+again_changes_nothing off
 
 # --- the hooks follow the switch
 hook_adds_nothing() {
