@@ -39,21 +39,13 @@ trap t_cleanup EXIT
 trap 'exit 130' INT TERM HUP PIPE
 STAGE="$T_DIR/stage"
 
-# The build tree's install paths, as make knows them.
-mkvar() {
-	# shellcheck disable=SC2016 # $(...) is make's, not the shell's
-	# (make check -j hands its MAKEFLAGS down: they would add directory lines to the value)
-	printf 'pf-print-var:\n\t@echo $(%s)\n' "$1" |
-		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory \
-			-C "$top_builddir" -f Makefile -f - pf-print-var
-}
-sbindir=$(mkvar sbindir)
-pkglibexecdir=$(mkvar pkglibexecdir)
-udevrulesdir=$(mkvar udevrulesdir)
-lvm=$(mkvar LVM)
-systemd_run=$(mkvar SYSTEMD_RUN)
-itdir=$(mkvar initramfstoolsdir)
-dracutdir=$(mkvar dracutmodulesdir)
+sbindir=$(t_make_var sbindir)
+pkglibexecdir=$(t_make_var pkglibexecdir)
+udevrulesdir=$(t_make_var udevrulesdir)
+lvm=$(t_make_var LVM)
+systemd_run=$(t_make_var SYSTEMD_RUN)
+itdir=$(t_make_var initramfstoolsdir)
+dracutdir=$(t_make_var dracutmodulesdir)
 : "${itdir:=/usr/share/initramfs-tools}"
 : "${dracutdir:=/usr/lib/dracut/modules.d}"
 if [ -z "$sbindir" ] || [ -z "$pkglibexecdir" ] || [ -z "$udevrulesdir" ]; then

@@ -88,6 +88,16 @@ t_unpack() {
 	echo "$out"
 }
 
+# t_make_var NAME: a make variable of the build tree's Makefile (install paths, as make knows
+# them).
+t_make_var() {
+	# shellcheck disable=SC2016 # $(...) is make's, not the shell's
+	# (make check -j hands its MAKEFLAGS down: they would add directory lines to the value)
+	printf 'pf-print-var:\n\t@echo $(%s)\n' "$1" |
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory \
+			-C "$top_builddir" -f Makefile -f - pf-print-var
+}
+
 t_pass() {
 	T_PASSES=$((T_PASSES + 1))
 	echo "ok - $*"
