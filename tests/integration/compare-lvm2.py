@@ -16,6 +16,17 @@ import re
 import sys
 
 
+# lvm2's segment fields that are not the metadata's: the LV's own, or the kernel's.
+SEG_NOT_COMPARED = {"lv_name", "lv_uuid", "vg_name", "lv_attr", "seg_monitor", "data_offset",
+                    "new_data_offset"}
+SEG_BIN = {"zero", "vdo_compression", "vdo_deduplication", "vdo_use_metadata_hints",
+           "vdo_use_sparse_index"}
+SEG_LISTS = {"seg_tags", "cache_settings"}
+SEG_AREAS = {"devices", "metadata_devices", "seg_pe_ranges", "seg_le_ranges",
+             "seg_metadata_le_ranges"}
+SEG_STRINGS = {"segtype", "discards", "cache_mode", "cache_policy", "vdo_write_policy"}
+
+
 def report(path, kind):
     with open(path) as f:
         data = json.load(f)
@@ -229,6 +240,12 @@ def main():
         if "lv_size" in r and lv["segments"] and lv["segments"][0]["segtype"] != "snapshot":
             check(f"{w} lv_size", lv["lv_size"], int(r["lv_size"]))
 
+    # Device paths now -> at capture time, for lvm2's devices and ranges columns.
+    renamed = {d["pv_name"]: old_name.get(d.get("pvid"), "?") for d in dump["devices"]}
+
+    def old_paths(v):
+        return re.sub(r"/dev/[^:( ,]+", lambda m: renamed.get(m.group(0), m.group(0)), v)
+
     for r in report(os.path.join(fixture, "segs.json"), "seg"):
         name = r["lv_name"].strip("[]")
         w = f"segment {r['vg_name']}/{name}@{r['seg_start_pe']}"
@@ -241,19 +258,25 @@ def main():
             errors.append(f"{w}: no such segment in pvscan-fast")
             continue
         s = segs[0]
-        check(f"{w} seg_size_pe", s["seg_size_pe"], int(r["seg_size_pe"]))
-        check(f"{w} segtype", s["segtype"], r["segtype"])
-        if "devices" in s:
-            check(f"{w} stripes", s["stripes"], int(r["stripes"]))
-            check(f"{w} stripe_size", s["stripe_size"], int(r["stripe_size"]))
-            areas = []
-            for a in s["devices"]:
-                if "pv" in a:
-                    dev = old_name.get(a["pv_uuid"].replace("-", ""), "?")
-                else:
-                    dev = a["lv"]
-                areas.append(f"{dev}({a['start_extent']})")
-            check(f"{w} devices", ",".join(areas), r["devices"])
+        for field, theirs in r.items():
+            if field in SEG_NOT_COMPARED:
+                continue
+            if field not in s and not field.startswith("vdo_"):
+                errors.append(f"{w} {field}: pvscan-fast does not report it")
+                continue
+            ours = s.get(field)
+            if field in SEG_BIN:
+                theirs = None if theirs == "unknown" else theirs != ""
+                ours = bool(ours) if ours is not None or theirs is not None else None
+            elif field in SEG_LISTS:
+                ours = ",".join(ours)
+            elif field in SEG_AREAS:
+                ours = old_paths(ours)
+            elif isinstance(ours, bool) or field in SEG_STRINGS:
+                ours = "" if ours is None else ours
+            else:
+                theirs = None if theirs == "" else int(theirs)
+            check(f"{w} {field}", ours, theirs)
 
     compare_pvck(fixture, devs, check, errors)
 
