@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Compare `pvscan-fast --dump --json` with lvm2's reports captured for a fixture.
 
-Usage: compare-lvm2.py FIXTURE_DIR DUMP_JSON
+Usage: compare-lvm2.py FIXTURE_DIR DUMP_JSON [LIVE_SEGS_JSON]
 Every PV, VG, LV and segment lvm2 reported must match field by field, and so
 must every header field `pvck --dump headers` printed (label, pv_header, area
 lists, extension, each mda header, raw_locn, text location); exits 1 listing
 each difference. lvm2's device names (from capture time) are mapped to
 the fixture's PVs through FIXTURE_DIR/devices, so the loop numbers used now do
-not matter.
+not matter. With LIVE_SEGS_JSON (lvm2's segment report taken now, on the devices
+the dump read), segments are compared with it instead of the fixture's segs.json.
 """
 import json
 import os
@@ -126,6 +127,7 @@ def compare_pvck(fixture, devs, check, errors):
 
 def main():
     fixture, dump_path = sys.argv[1], sys.argv[2]
+    live_segs = sys.argv[3] if len(sys.argv) > 3 else None
     with open(dump_path) as f:
         dump = json.load(f)
     errors = []
@@ -242,11 +244,13 @@ def main():
 
     # Device paths now -> at capture time, for lvm2's devices and ranges columns.
     renamed = {d["pv_name"]: old_name.get(d.get("pvid"), "?") for d in dump["devices"]}
+    if live_segs:
+        renamed = {}
 
     def old_paths(v):
         return re.sub(r"/dev/[^:( ,]+", lambda m: renamed.get(m.group(0), m.group(0)), v)
 
-    for r in report(os.path.join(fixture, "segs.json"), "seg"):
+    for r in report(live_segs or os.path.join(fixture, "segs.json"), "seg"):
         name = r["lv_name"].strip("[]")
         w = f"segment {r['vg_name']}/{name}@{r['seg_start_pe']}"
         v, lv = lvs.get(r["lv_uuid"], (None, None))
