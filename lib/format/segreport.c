@@ -124,14 +124,6 @@ static const struct pf_vg_seg *first_seg_of(const struct pf_vg *vg, const char *
 	return lv && lv->n_segs ? &lv->segs[0] : NULL;
 }
 
-static int find_pv_key(const struct pf_vg *vg, const char *key)
-{
-	for (unsigned i = 0; i < vg->n_pvs; i++)
-		if (strcmp(vg->pvs[i].key, key) == 0)
-			return (int)i;
-	return -1;
-}
-
 /* An area naming a PV key (with its first PE) or an LV (shown from 0, whole). */
 static void set_area(const struct pf_vg *vg, const char *name, uint32_t pe, uint32_t pv_len,
 		     struct pf_segrep_area *a)
@@ -139,7 +131,7 @@ static void set_area(const struct pf_vg *vg, const char *name, uint32_t pe, uint
 	const struct pf_vg_lv *lv;
 
 	a->name = name;
-	a->pv_index = find_pv_key(vg, name);
+	a->pv_index = pf_vg_find_pv_key(vg, name);
 	if (a->pv_index >= 0) {
 		a->start = pe;
 		a->extents = pv_len;
