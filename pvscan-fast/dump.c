@@ -448,6 +448,7 @@ static void json_vg(struct pf_json *j, const struct dump_vg *dv, const struct du
 		    unsigned n_devs)
 {
 	const struct pf_vg *vg = dv->vg;
+	_cleanup_free_ bool *missing = NULL;
 	char id[PF_ID_DASHED_LEN + 1];
 
 	pf_json_obj_begin(j, NULL);
@@ -510,14 +511,22 @@ static void json_vg(struct pf_json *j, const struct dump_vg *dv, const struct du
 	}
 	pf_json_arr_end(j);
 
+	missing = calloc(vg->n_pvs ? vg->n_pvs : 1, sizeof(*missing));
+	for (unsigned i = 0; missing && i < vg->n_pvs; i++)
+		missing[i] = strcmp(pv_dev_name(vg, (int)i, devs, n_devs), "[unknown]") == 0;
 	pf_json_arr_begin(j, "lvs");
 	for (unsigned i = 0; i < vg->n_lvs; i++) {
 		const struct pf_vg_lv *lv = &vg->lvs[i];
+		char attr[PF_LV_ATTR_LEN + 1];
 
 		pf_json_obj_begin(j, NULL);
 		dashed(lv->id, id);
 		pf_json_str(j, "lv_name", lv->name);
 		pf_json_str(j, "lv_uuid", id);
+		if (missing && pf_lv_attr(vg, lv, missing, attr) == 0)
+			pf_json_str(j, "lv_attr", attr);
+		else
+			pf_json_null(j, "lv_attr");
 		json_bits(j, "lv_status", lv->status, 0, lv_status_str, ARRAY_SIZE(lv_status_str));
 		json_bits(j, "lv_flags", lv->status, 16, lv_flag_str, ARRAY_SIZE(lv_flag_str));
 		json_values(j, "lv_tags", lv->tags);

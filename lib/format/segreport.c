@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* lvm2's `lvs --segments` fields of one segment, derived from the VG metadata alone. */
+/* lvm2's `lvs --segments` fields of one segment, and an LV's lv_attr, from the VG metadata alone. */
 #include "config.h"
 
 #include <errno.h>
@@ -629,4 +629,251 @@ void pf_seg_report_release(struct pf_seg_report *r)
 	free(r->meta_areas);
 	pf_strv_release(&r->cache_settings);
 	r->areas = r->meta_areas = NULL;
+}
+
+/* The roles other segments give an LV (lvm2's status bits set while importing them). */
+struct lv_roles {
+	bool origin, merging_origin, external_origin, cow, merging_cow;
+	bool pool_meta, thin_pool_data, cache_pool_data, vdo_pool_data, raid_meta, raid_image;
+	bool integrity_meta, mirror_image, mirror_log, cache_origin, writecache_origin;
+};
+
+static bool names(const struct pf_vg_seg *o, const char *key, const char *name)
+{
+	const char *v;
+
+	return pf_cfg_get_str(o->raw, key, &v) == 0 && strcmp(v, name) == 0;
+}
+
+static void list_roles(const struct pf_vg_seg *o, const char *key, const char *name,
+		       bool *data, bool *meta)
+{
+	const struct pf_cfg_value *v;
+
+	if (pf_cfg_get_list(o->raw, key, &v) < 0)
+		return;
+	for (; v; v = v->next)
+		if (v->type == PF_CFG_STRING && strcmp(v->v.s, name) == 0) {
+			if (meta && strstr(name, "_rmeta_"))
+				*meta = true;
+			else
+				*data = true;
+		}
+}
+
+static void seg_roles(const struct pf_vg_seg *o, const char *name, struct lv_roles *r)
+{
+	switch (kind_of(o)) {
+	case K_SNAPSHOT:
+		if (names(o, "origin", name)) {
+			r->origin = true;
+			r->merging_origin |= pf_cfg_find(o->raw->child, "merging_store") != NULL;
+		}
+		r->cow |= names(o, "cow_store", name);
+		if (names(o, "merging_store", name))
+			r->cow = r->merging_cow = true;
+		break;
+	case K_THIN:
+		r->external_origin |= names(o, "external_origin", name);
+		break;
+	case K_THIN_POOL:
+		r->pool_meta |= names(o, "metadata", name);
+		r->thin_pool_data |= names(o, "pool", name);
+		break;
+	case K_CACHE_POOL:
+		r->pool_meta |= names(o, "metadata", name);
+		r->cache_pool_data |= names(o, "data", name);
+		break;
+	case K_CACHE:
+		r->cache_origin |= names(o, "origin", name);
+		break;
+	case K_WRITECACHE:
+		r->writecache_origin |= names(o, "origin", name);
+		break;
+	case K_INTEGRITY:
+		r->integrity_meta |= names(o, "meta_dev", name);
+		break;
+	case K_VDO_POOL:
+		r->vdo_pool_data |= names(o, "data", name);
+		break;
+	case K_MIRROR:
+		list_roles(o, "mirrors", name, &r->mirror_image, NULL);
+		r->mirror_log |= names(o, "mirror_log", name);
+		break;
+	case K_RAID0:
+		list_roles(o, "raid0_lvs", name, &r->raid_image, &r->raid_meta);
+		break;
+	case K_RAID0_META:
+	case K_RAID1:
+	case K_RAID4:
+	case K_RAID5:
+	case K_RAID6:
+	case K_RAID10:
+		list_roles(o, "raids", name, &r->raid_image, &r->raid_meta);
+		break;
+	default:
+		break;
+	}
+}
+
+/* What the LV's own segments make it. */
+struct lv_kinds {
+	bool raid, mirror, thin, thin_pool, cache, cache_pool, writecache, integrity, vdo_pool;
+	bool is_virtual, unknown;
+};
+
+static void own_kinds(const struct pf_vg_lv *lv, struct lv_kinds *k)
+{
+	for (unsigned s = 0; s < lv->n_segs; s++) {
+		enum seg_kind sk = lv->segs[s].is_striped ? K_STRIPED : kind_of(&lv->segs[s]);
+
+		k->raid |= is_raid(sk);
+		k->mirror |= sk == K_MIRROR;
+		k->thin |= sk == K_THIN;
+		k->thin_pool |= sk == K_THIN_POOL;
+		k->cache |= sk == K_CACHE;
+		k->cache_pool |= sk == K_CACHE_POOL;
+		k->writecache |= sk == K_WRITECACHE;
+		k->integrity |= sk == K_INTEGRITY;
+		k->vdo_pool |= sk == K_VDO_POOL;
+		k->is_virtual |= sk == K_ZERO || sk == K_ERROR || sk == K_VDO || sk == K_THIN;
+		k->unknown |= sk == K_OTHER;
+	}
+}
+
+static char type_char(const struct pf_vg_lv *lv, const struct lv_kinds *k,
+		      const struct lv_roles *r)
+{
+	bool notsynced = lv->status & PF_LV_NOTSYNCED;
+
+	if (lv->status & PF_LV_PVMOVE)
+		return 'p';
+	if (r->origin || r->external_origin)
+		return r->merging_origin ? 'O' : 'o';
+	if (r->pool_meta || r->raid_meta || r->integrity_meta ||
+	    (!(lv->status & PF_LV_VISIBLE) && strstr(lv->name, "_pmspare")))
+		return 'e';
+	if (k->cache || k->cache_pool || (lv->status & PF_LV_CACHE_VOL) || r->cache_pool_data ||
+	    k->writecache)
+		return 'C';
+	if (k->integrity)
+		return 'g';
+	if (k->raid)
+		return notsynced ? 'R' : 'r';
+	if (k->mirror)
+		return notsynced ? 'M' : 'm';
+	if (k->thin)
+		return 'V';
+	if (k->vdo_pool)
+		return 'd';
+	if (r->vdo_pool_data)
+		return 'D';
+	if (k->is_virtual)
+		return 'v';
+	if (k->thin_pool)
+		return 't';
+	if (r->thin_pool_data)
+		return 'T';
+	/* Image sync is the kernel's to tell: unknown, as lvm2 shows it without it. */
+	if (r->mirror_image || r->raid_image)
+		return 'I';
+	if (r->mirror_log)
+		return 'l';
+	if (r->cow)
+		return r->merging_cow ? 'S' : 's';
+	if (r->cache_origin || r->writecache_origin)
+		return 'o';
+	return '-';
+}
+
+static char target_char(const struct pf_vg_lv *lv, const struct lv_kinds *k,
+			const struct lv_roles *r)
+{
+	if (k->thin_pool || k->thin)
+		return 't';
+	if (k->cache_pool || (lv->status & PF_LV_CACHE_VOL) || k->cache || r->cache_origin ||
+	    k->writecache || r->writecache_origin)
+		return 'C';
+	if (k->raid || r->raid_image || r->raid_meta)
+		return 'r';
+	if (k->mirror || r->mirror_log || r->mirror_image || (lv->status & PF_LV_PVMOVE))
+		return 'm';
+	if (r->cow || r->origin)
+		return 's';
+	if (k->unknown)
+		return 'u';
+	if (k->is_virtual)
+		return 'v';
+	return '-';
+}
+
+static char alloc_char(const struct pf_vg_lv *lv)
+{
+	static const struct {
+		const char *name;
+		char c;
+	} policies[] = { { "contiguous", 'c' }, { "cling", 'l' }, { "cling_by_tags", 't' },
+			 { "normal", 'n' },	{ "anywhere", 'a' }, { "inherit", 'i' } };
+	const char *s;
+
+	if (pf_cfg_get_str(lv->raw, "allocation_policy", &s) == 0)
+		for (size_t i = 0; i < ARRAY_SIZE(policies); i++)
+			if (strcmp(policies[i].name, s) == 0)
+				return policies[i].c;
+	return 'i';
+}
+
+static bool thin_zeroes(const struct pf_vg *vg, const struct pf_vg_lv *lv,
+			const struct lv_kinds *k)
+{
+	const struct pf_vg_seg *pool = lv->n_segs ? &lv->segs[0] : NULL;
+	const char *name;
+
+	if (k->thin && pool)
+		pool = pf_cfg_get_str(pool->raw, "thin_pool", &name) == 0 ? first_seg_of(vg, name) :
+									    NULL;
+	else if (!k->thin_pool)
+		return false;
+	return pool && !pool->is_striped && kind_of(pool) == K_THIN_POOL &&
+	       u32_or(pool, "zero_new_blocks", 0) != 0;
+}
+
+int pf_lv_attr(const struct pf_vg *vg, const struct pf_vg_lv *lv, const bool *pv_missing,
+	       char ret[PF_LV_ATTR_LEN + 1])
+{
+	_cleanup_free_ bool *used = calloc(vg->n_pvs ? vg->n_pvs : 1, sizeof(*used));
+	struct lv_roles r = { 0 };
+	struct lv_kinds k = { 0 };
+	bool partial = false;
+
+	if (!used)
+		return -ENOMEM;
+	for (unsigned l = 0; l < vg->n_lvs; l++)
+		for (unsigned s = 0; s < vg->lvs[l].n_segs; s++)
+			if (!vg->lvs[l].segs[s].is_striped)
+				seg_roles(&vg->lvs[l].segs[s], lv->name, &r);
+	own_kinds(lv, &k);
+	pf_vg_lv_mark_pvs(vg, lv, used);
+	for (unsigned i = 0; i < vg->n_pvs; i++)
+		partial |= used[i] && ((vg->pvs[i].status & PF_PV_MISSING) ||
+				       (pv_missing && pv_missing[i]));
+
+	ret[0] = type_char(lv, &k, &r);
+	ret[1] = (lv->status & PF_LV_PVMOVE) ? '-' :
+		 (lv->status & PF_LV_WRITE)  ? 'w' :
+		 (lv->status & PF_LV_READ)   ? 'r' :
+					       '-';
+	ret[2] = alloc_char(lv);
+	if (lv->status & PF_LV_LOCKED)
+		ret[2] = (char)(ret[2] - 'a' + 'A');
+	ret[3] = (lv->status & PF_LV_FIXED_MINOR) ? 'm' : '-';
+	/* State and open count are the kernel's: unknown, as lvm2 shows them without it. */
+	ret[4] = 'X';
+	ret[5] = 'X';
+	ret[6] = target_char(lv, &k, &r);
+	ret[7] = thin_zeroes(vg, lv, &k) ? 'z' : '-';
+	ret[8] = partial ? 'p' : (k.raid || r.raid_image || r.raid_meta) ? 'X' : '-';
+	ret[9] = (lv->status & PF_LV_ACTIVATION_SKIP) ? 'k' : '-';
+	ret[PF_LV_ATTR_LEN] = '\0';
+	return 0;
 }

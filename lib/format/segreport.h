@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * lvm2's segment report fields (`lvs --segments`, lvm2 2.03.16) computed from one VG's
- * metadata alone, for every segment type lvm2 writes: the values lvm2 derives from the
+ * lvm2's segment report fields (`lvs --segments`, lvm2 2.03.16), and an LV's lv_attr,
+ * computed from one VG's metadata alone, for every segment type lvm2 writes: the values lvm2 derives from the
  * segment, the LVs it names and the LVs that name it. Fields lvm2 takes from the kernel
  * (seg_monitor, data_offset, new_data_offset) are not here.
  */
@@ -66,5 +66,16 @@ struct pf_seg_report {
 int pf_seg_report(const struct pf_vg *vg, const struct pf_vg_lv *lv, const struct pf_vg_seg *seg,
 		  struct pf_seg_report *ret) _nonnull_(1, 2, 3, 4) _must_check_;
 void pf_seg_report_release(struct pf_seg_report *r);
+
+#define PF_LV_ATTR_LEN 10U
+
+/*
+ * lvm2's lv_attr of an LV. What only the kernel knows is shown as lvm2 shows it without
+ * device-mapper: state and open count 'X', a raid LV's health 'X', images not in sync ('I').
+ * pv_missing[i] (may be NULL) marks vg->pvs[i] as not found; an LV on one is partial ('p').
+ * Returns 0, -ENOMEM.
+ */
+int pf_lv_attr(const struct pf_vg *vg, const struct pf_vg_lv *lv, const bool *pv_missing,
+	       char ret[PF_LV_ATTR_LEN + 1]) _nonnull_(1, 2, 4) _must_check_;
 
 #endif /* PF_SEGREPORT_H */

@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Compare `pvscan-fast --dump --json` with lvm2's reports captured for a fixture.
 
-Usage: compare-lvm2.py FIXTURE_DIR DUMP_JSON [LIVE_SEGS_JSON]
+Usage: compare-lvm2.py FIXTURE_DIR DUMP_JSON [LIVE_SEGS_JSON [--segments-only]]
 Every PV, VG, LV and segment lvm2 reported must match field by field, and so
 must every header field `pvck --dump headers` printed (label, pv_header, area
 lists, extension, each mda header, raw_locn, text location); exits 1 listing
 each difference. lvm2's device names (from capture time) are mapped to
 the fixture's PVs through FIXTURE_DIR/devices, so the loop numbers used now do
 not matter. With LIVE_SEGS_JSON (lvm2's segment report taken now, on the devices
-the dump read), segments are compared with it instead of the fixture's segs.json.
+the dump read), segments are compared with it instead of the fixture's segs.json;
+--segments-only then compares nothing else (for a subset of the fixture's devices).
 """
 import json
 import os
@@ -18,7 +19,7 @@ import sys
 
 
 # lvm2's segment fields that are not the metadata's: the LV's own, or the kernel's.
-SEG_NOT_COMPARED = {"lv_name", "lv_uuid", "vg_name", "lv_attr", "seg_monitor", "data_offset",
+SEG_NOT_COMPARED = {"lv_name", "lv_uuid", "vg_name", "seg_monitor", "data_offset",
                     "new_data_offset"}
 SEG_BIN = {"zero", "vdo_compression", "vdo_deduplication", "vdo_use_metadata_hints",
            "vdo_use_sparse_index"}
@@ -128,6 +129,10 @@ def compare_pvck(fixture, devs, check, errors):
 def main():
     fixture, dump_path = sys.argv[1], sys.argv[2]
     live_segs = sys.argv[3] if len(sys.argv) > 3 else None
+    only_segs = sys.argv[4:] == ["--segments-only"]
+
+    def rows(name, kind):
+        return [] if only_segs else report(os.path.join(fixture, name), kind)
     with open(dump_path) as f:
         dump = json.load(f)
     errors = []
@@ -157,7 +162,7 @@ def main():
         for p in v["pvs"]:
             vg_of_pv[p["pv_uuid"]] = (v, p)
 
-    for r in report(os.path.join(fixture, "pvs.json"), "pv"):
+    for r in rows("pvs.json", "pv"):
         uuid = r["pv_uuid"]
         pvid = uuid.replace("-", "")
         d = devs.get(pvid)
@@ -191,7 +196,7 @@ def main():
         for lv in v["lvs"]:
             lvs[lv["lv_uuid"]] = (v, lv)
 
-    for r in report(os.path.join(fixture, "vgs.json"), "vg"):
+    for r in rows("vgs.json", "vg"):
         v = vgs.get(r["vg_uuid"])
         w = f"VG {r['vg_name']}"
         if v is None:
@@ -223,7 +228,7 @@ def main():
         if "vg_lock_type" in r:
             check(f"{w} vg_lock_type", v["vg_lock_type"] or "", r["vg_lock_type"])
 
-    for r in report(os.path.join(fixture, "lvs.json"), "lv"):
+    for r in rows("lvs.json", "lv"):
         name = r["lv_name"].strip("[]")
         w = f"LV {r['vg_name']}/{name}"
         v, lv = lvs.get(r["lv_uuid"], (None, None))
@@ -234,6 +239,8 @@ def main():
         check(f"{w} vg_name", v["vg_name"], r["vg_name"])
         if "seg_count" in r:
             check(f"{w} seg_count", lv["seg_count"], int(r["seg_count"]))
+        if "lv_attr" in r:
+            check(f"{w} lv_attr", lv["lv_attr"], r["lv_attr"])
         if "lv_tags" in r:
             check(f"{w} lv_tags", ",".join(sorted(lv["lv_tags"])), r["lv_tags"])
         if "lv_permissions" in r and r["lv_permissions"] in ("writeable", "read-only"):
@@ -265,6 +272,9 @@ def main():
         for field, theirs in r.items():
             if field in SEG_NOT_COMPARED:
                 continue
+            if field == "lv_attr":
+                check(f"{w} lv_attr", lv["lv_attr"], theirs)
+                continue
             if field not in s and not field.startswith("vdo_"):
                 errors.append(f"{w} {field}: pvscan-fast does not report it")
                 continue
@@ -282,7 +292,8 @@ def main():
                 theirs = None if theirs == "" else int(theirs)
             check(f"{w} {field}", ours, theirs)
 
-    compare_pvck(fixture, devs, check, errors)
+    if not only_segs:
+        compare_pvck(fixture, devs, check, errors)
 
     for e in errors:
         print("MISMATCH " + e)

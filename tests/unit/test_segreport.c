@@ -297,6 +297,48 @@ START_TEST(test_vdo_and_snapshot)
 }
 END_TEST
 
+static const char *attr(const char *lv_name, const bool *missing)
+{
+	static char a[PF_LV_ATTR_LEN + 1];
+	const struct pf_vg_lv *lv = pf_vg_find_lv(vg, lv_name);
+
+	ck_assert_ptr_nonnull(lv);
+	ck_assert_int_eq(pf_lv_attr(vg, lv, missing, a), 0);
+	return a;
+}
+
+/* lv_attr as lvm2 2.03.16 showed it for these roles with --driverloaded n. */
+START_TEST(test_lv_attr)
+{
+	bool missing[1] = { true };
+
+	ck_assert_str_eq(attr("lin", NULL), "owi-XXs---");	/* snapshot origin */
+	ck_assert_str_eq(attr("snap", NULL), "swi-XXs---");
+	ck_assert_str_eq(attr("str", NULL), "-wi-XX----");
+	ck_assert_str_eq(attr("r5", NULL), "rwi-XXr-X-");
+	ck_assert_str_eq(attr("r5_rimage_0", NULL), "Iwi-XXr-X-");
+	ck_assert_str_eq(attr("r5_rmeta_0", NULL), "ewi-XXr-X-");
+	ck_assert_str_eq(attr("m", NULL), "mwi-XXm---");
+	ck_assert_str_eq(attr("tp", NULL), "twi-XXtz--");
+	ck_assert_str_eq(attr("tp_tmeta", NULL), "ewi-XX----");
+	ck_assert_str_eq(attr("tp_tdata", NULL), "Twi-XX----");
+	ck_assert_str_eq(attr("t2", NULL), "Vwi-XXtz--");
+	ck_assert_str_eq(attr("c", NULL), "Cwi-XXC---");
+	ck_assert_str_eq(attr("c_corig", NULL), "owi-XXC---");
+	ck_assert_str_eq(attr("cp_cdata", NULL), "Cwi-XX----");
+	ck_assert_str_eq(attr("fast_cvol", NULL), "Cwi-XXC---");
+	ck_assert_str_eq(attr("wc_wcorig", NULL), "owi-XXC---");
+	ck_assert_str_eq(attr("vp", NULL), "dwi-XX----");
+	ck_assert_str_eq(attr("vp_vdata", NULL), "Dwi-XX----");
+	ck_assert_str_eq(attr("v", NULL), "vwi-XXv---");
+	ck_assert_str_eq(attr("z", NULL), "vwi-XXv---");
+	/* on a PV that was not found: partial */
+	ck_assert_str_eq(attr("str", missing), "-wi-XX--p-");
+	ck_assert_str_eq(attr("t2", missing), "Vwi-XXtzp-");
+	ck_assert_str_eq(attr("z", missing), "vwi-XXv---");
+}
+END_TEST
+
 static void release_report(void)
 {
 	pf_seg_report_release(&rep);
@@ -316,6 +358,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_thin);
 	tcase_add_test(tc, test_cache);
 	tcase_add_test(tc, test_vdo_and_snapshot);
+	tcase_add_test(tc, test_lv_attr);
 	suite_add_tcase(s, tc);
 	return s;
 }
