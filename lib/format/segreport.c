@@ -91,6 +91,12 @@ static bool is_reshapable(enum seg_kind k)
 	return k == K_RAID4 || k == K_RAID5 || k == K_RAID6 || k == K_RAID10;
 }
 
+/* Where a raid segment lists its images (each after its metadata LV, but raid0's). */
+static const char *raid_list_key(enum seg_kind k)
+{
+	return k == K_RAID0 ? "raid0_lvs" : "raids";
+}
+
 /* A setting lvm2 reads as uint32: absent, negative or wider counts as absent. */
 static bool get_u32(const struct pf_vg_seg *seg, const char *key, uint32_t *ret)
 {
@@ -185,23 +191,26 @@ static int raid_areas(const struct pf_vg *vg, const struct pf_vg_seg *seg, enum 
 		      struct pf_seg_report *r)
 {
 	const struct pf_cfg_value *v, *p;
-	unsigned n = 0;
+	unsigned n = 0, n_meta = 0;
 
-	if (pf_cfg_get_list(seg->raw, k == K_RAID0 ? "raid0_lvs" : "raids", &v) < 0)
+	if (pf_cfg_get_list(seg->raw, raid_list_key(k), &v) < 0)
 		return 0;
 	for (p = v; p; p = p->next)
-		if (p->type == PF_CFG_STRING && !strstr(p->v.s, "_rmeta_"))
-			n++;
-	if (alloc_areas(r, n, false) < 0 || alloc_areas(r, n, true) < 0)
+		if (p->type == PF_CFG_STRING) {
+			if (strstr(p->v.s, "_rmeta_"))
+				n_meta++;
+			else
+				n++;
+		}
+	if (alloc_areas(r, n, false) < 0 || alloc_areas(r, n_meta, true) < 0)
 		return -ENOMEM;
-	for (p = v; p && r->n_areas < n; p = p->next) {
+	for (p = v; p; p = p->next) {
 		if (p->type != PF_CFG_STRING)
 			continue;
-		if (strstr(p->v.s, "_rmeta_")) {
+		if (strstr(p->v.s, "_rmeta_"))
 			set_area(vg, p->v.s, 0, 0, &r->meta_areas[r->n_meta_areas++]);
-			continue;
-		}
-		set_area(vg, p->v.s, 0, 0, &r->areas[r->n_areas++]);
+		else
+			set_area(vg, p->v.s, 0, 0, &r->areas[r->n_areas++]);
 	}
 	return 0;
 }
@@ -297,7 +306,7 @@ static bool is_raid_image(const struct pf_vg *vg, const char *name)
 			const struct pf_cfg_value *v;
 
 			if (!is_raid(k) ||
-			    pf_cfg_get_list(o->raw, k == K_RAID0 ? "raid0_lvs" : "raids", &v) < 0)
+			    pf_cfg_get_list(o->raw, raid_list_key(k), &v) < 0)
 				continue;
 			for (; v; v = v->next)
 				if (v->type == PF_CFG_STRING && !strstr(v->v.s, "_rmeta_") &&
@@ -348,6 +357,19 @@ static int64_t data_copies_of(const struct pf_vg_seg *seg, enum seg_kind k, uint
 	return dc ? (int64_t)dc : PF_SEGREP_UNDEF;
 }
 
+/* The image count of a raid segment: its area count for lvm2. */
+static uint32_t raid_images(const struct pf_vg_seg *seg, enum seg_kind k)
+{
+	const struct pf_cfg_value *v;
+	uint32_t n = 0;
+
+	if (!is_raid(k) || pf_cfg_get_list(seg->raw, raid_list_key(k), &v) < 0)
+		return 0;
+	for (; v; v = v->next)
+		n += v->type == PF_CFG_STRING && !strstr(v->v.s, "_rmeta_");
+	return n;
+}
+
 /* Parity chunks, one more when every area is itself resilient (raid on raid). */
 static int64_t parity_chunks_of(const struct pf_vg *vg, const struct pf_seg_report *r,
 				enum seg_kind k)
@@ -369,7 +391,7 @@ static int64_t parity_chunks_of(const struct pf_vg *vg, const struct pf_seg_repo
 		if (!sub)
 			continue;
 		sk = sub->is_striped ? K_STRIPED : kind_of(sub);
-		if (parity_devs(sk) || data_copies_of(sub, sk, 0) > 1)
+		if (parity_devs(sk) || data_copies_of(sub, sk, raid_images(sub, sk)) > 1)
 			resilient++;
 	}
 	if (resilient && resilient == r->stripes)
@@ -525,7 +547,6 @@ static void thin_fields(const struct pf_vg *vg, const struct pf_vg_lv *lv,
 			pool = NULL;
 	} else {
 		r->thin_count = count_users(vg, K_THIN, "thin_pool", lv->name);
-		r->chunk_size = (uint64_t)u32_or(seg, "chunk_size", 0) * 512U;
 	}
 	tid = pf_cfg_get_int(seg->raw, "transaction_id", &i) == 0 && i >= 0 ? (uint64_t)i : 0;
 	r->transaction_id = (int64_t)tid;
@@ -596,7 +617,8 @@ int pf_seg_report(const struct pf_vg *vg, const struct pf_vg_lv *lv, const struc
 	}
 	r.stripes = r.n_areas;
 	r.data_copies = data_copies_of(seg, k, r.stripes);
-	r.data_stripes = (int64_t)r.stripes - parity_devs(k);
+	/* Fewer images than parity is metadata lvm2 refuses: no data stripes. */
+	r.data_stripes = r.stripes > parity_devs(k) ? r.stripes - parity_devs(k) : 0;
 	if (k == K_RAID10 && r.data_copies > 0)
 		r.data_stripes /= r.data_copies;
 	r.parity_chunks = parity_chunks_of(vg, &r, k);
@@ -701,15 +723,13 @@ static void seg_roles(const struct pf_vg_seg *o, const char *name, struct lv_rol
 		r->mirror_log |= names(o, "mirror_log", name);
 		break;
 	case K_RAID0:
-		list_roles(o, "raid0_lvs", name, &r->raid_image, &r->raid_meta);
-		break;
 	case K_RAID0_META:
 	case K_RAID1:
 	case K_RAID4:
 	case K_RAID5:
 	case K_RAID6:
 	case K_RAID10:
-		list_roles(o, "raids", name, &r->raid_image, &r->raid_meta);
+		list_roles(o, raid_list_key(kind_of(o)), name, &r->raid_image, &r->raid_meta);
 		break;
 	default:
 		break;

@@ -188,7 +188,7 @@ def main():
             check(f"{w} pe_start", p["pe_start"], int(r["pe_start"]))
             check(f"{w} pv_pe_count", p["pv_pe_count"], int(r["pv_pe_count"]))
         else:
-            check(f"{w} pe_start", d["data_areas"][0]["offset"], int(r["pe_start"]))
+            check(f"{w} pe_start", d.get("pe_start"), int(r["pe_start"]))
             check(f"{w} pv_pe_count", 0, int(r["pv_pe_count"]))
 
     lvs = {}

@@ -80,7 +80,12 @@ static const char lvs_text[] =
 	SUB("snap", 2, 92)
 	TOP("snapshot0", 2, "type = \"snapshot\"\nchunk_size = 8\norigin = \"lin\"\n"
 			    "cow_store = \"snap\"")
-	TOP("z", 8, "type = \"zero\"");
+	TOP("z", 8, "type = \"zero\"")
+	/* not what lvm2 writes: lists of the wrong length and kind */
+	TOP("odd_raid", 2, "type = \"raid5\"\ndevice_count = 1\nraids = [\"a_rmeta_0\", "
+			   "\"a_rmeta_1\", 7, \"a_rmeta_2\"]")
+	TOP("odd_mirror", 2, "type = \"mirror\"\nmirrors = [\"pv0\", 1, \"nosuch\"]")
+	TOP("odd_thin", 2, "type = \"thin\"\nthin_pool = \"lin\"\ndevice_id = -1");
 
 static struct pf_vg *vg;
 
@@ -297,6 +302,22 @@ START_TEST(test_vdo_and_snapshot)
 }
 END_TEST
 
+START_TEST(test_odd_metadata)
+{
+	const struct pf_seg_report *r = report("odd_raid");
+
+	ck_assert_uint_eq(r->n_areas, 0);
+	ck_assert_uint_eq(r->n_meta_areas, 3);
+	ck_assert_int_eq(r->data_stripes, 0);
+	r = report("odd_mirror");
+	ck_assert_uint_eq(r->n_areas, 1);
+	r = report("odd_thin");
+	ck_assert_int_eq(r->thin_id, 0);
+	ck_assert_str_eq(r->discards, "");
+	ck_assert_int_eq(r->zero, PF_SEGREP_UNDEF);
+}
+END_TEST
+
 static const char *attr(const char *lv_name, const bool *missing)
 {
 	static char a[PF_LV_ATTR_LEN + 1];
@@ -359,6 +380,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_cache);
 	tcase_add_test(tc, test_vdo_and_snapshot);
 	tcase_add_test(tc, test_lv_attr);
+	tcase_add_test(tc, test_odd_metadata);
 	suite_add_tcase(s, tc);
 	return s;
 }
