@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "config/settings.h"
 #include "format/probe.h"
+#include "format/segreport.h"
 #include "io/reader.h"
 #include "json.h"
 
@@ -256,6 +257,9 @@ static void json_dev(struct pf_json *j, const struct dump_dev *d)
 	pf_json_u64(j, "pv_ext_flags", l->ext_flags);
 	pf_json_bool(j, "pv_in_use", !pf_pv_label_is_unused(l));
 	json_locns(j, "data_areas", l->data_areas, l->n_data_areas);
+	/* What lvm2 reports for a PV in no VG; a VG's PV list has the metadata's own. */
+	if (l->n_data_areas)
+		pf_json_u64(j, "pe_start", l->data_areas[0].offset_bytes);
 	json_locns(j, "bootloader_areas", l->bootloader_areas, l->n_bootloader_areas);
 	pf_json_u64(j, "pv_mda_count", l->n_mdas);
 	pf_json_arr_begin(j, "mdas");
@@ -272,40 +276,171 @@ static void json_dev(struct pf_json *j, const struct dump_dev *d)
 	pf_json_obj_end(j);
 }
 
-static void json_seg(struct pf_json *j, const struct pf_vg *vg, const struct pf_vg_seg *s)
+/* The device lvm2 names for a PV of the VG: where its label was found, else "[unknown]". */
+static const char *pv_dev_name(const struct pf_vg *vg, int pv_index, const struct dump_dev *devs,
+			       unsigned n_devs)
+{
+	for (unsigned d = 0; d < n_devs; d++)
+		if (devs[d].open_status == 0 && devs[d].read_status == 0 &&
+		    devs[d].probe.label_status == 0 &&
+		    strcmp(devs[d].probe.label.pvid, vg->pvs[pv_index].id) == 0)
+			return devs[d].path;
+	return "[unknown]";
+}
+
+enum area_form { AREA_DEVICES, AREA_PE_RANGES, AREA_LE_RANGES };
+
+/* lvm2's devices, seg_pe_ranges and seg_le_ranges strings for a list of areas. */
+static void json_area_str(struct pf_json *j, const char *key, const struct pf_vg *vg,
+			  const struct pf_segrep_area *a, unsigned n, enum area_form form,
+			  const struct dump_dev *devs, unsigned n_devs)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		pf_json_null(j, key);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const char *name = a[i].pv_index >= 0 ? pv_dev_name(vg, a[i].pv_index, devs, n_devs) :
+							a[i].name;
+		bool brackets = form == AREA_LE_RANGES && a[i].pv_index < 0 && a[i].lv_hidden;
+
+		if (i)
+			(void)fputs(form == AREA_PE_RANGES ? " " : ",", f);
+		(void)fprintf(f, "%s%s%s", brackets ? "[" : "", name, brackets ? "]" : "");
+		if (form == AREA_DEVICES)
+			(void)fprintf(f, "(%" PRIu32 ")", a[i].start);
+		else
+			(void)fprintf(f, ":%" PRIu32 "-%" PRIu32, a[i].start,
+				      (uint32_t)(a[i].start + a[i].extents - 1U));
+	}
+	if (fclose(f) != 0) {
+		pf_json_null(j, key);
+		return;
+	}
+	pf_json_str(j, key, buf);
+}
+
+static void json_areas(struct pf_json *j, const char *key, const struct pf_vg *vg,
+		       const struct pf_segrep_area *a, unsigned n)
 {
 	char id[PF_ID_DASHED_LEN + 1];
+
+	pf_json_arr_begin(j, key);
+	for (unsigned i = 0; i < n; i++) {
+		pf_json_obj_begin(j, NULL);
+		pf_json_str(j, a[i].pv_index >= 0 ? "pv" : "lv", a[i].name);
+		if (a[i].pv_index >= 0) {
+			dashed(vg->pvs[a[i].pv_index].id, id);
+			pf_json_str(j, "pv_uuid", id);
+		}
+		pf_json_u64(j, "start_extent", a[i].start);
+		pf_json_u64(j, "extent_count", a[i].extents);
+		pf_json_obj_end(j);
+	}
+	pf_json_arr_end(j);
+}
+
+/* A number lvm2 may leave blank: null then. */
+static void json_num(struct pf_json *j, const char *key, int64_t v)
+{
+	if (v == PF_SEGREP_UNDEF)
+		pf_json_null(j, key);
+	else
+		pf_json_i64(j, key, v);
+}
+
+static void json_strv(struct pf_json *j, const char *key, const struct pf_strv *sv)
+{
+	pf_json_arr_begin(j, key);
+	for (size_t i = 0; i < sv->n; i++)
+		pf_json_str(j, NULL, sv->v[i]);
+	pf_json_arr_end(j);
+}
+
+static void json_vdo(struct pf_json *j, const struct pf_seg_report *r)
+{
+	const struct pf_segrep_vdo *v = &r->vdo;
+
+	if (!r->has_vdo)
+		return;
+	pf_json_bool(j, "vdo_compression", v->compression);
+	pf_json_bool(j, "vdo_deduplication", v->deduplication);
+	pf_json_bool(j, "vdo_use_metadata_hints", v->metadata_hints);
+	pf_json_u64(j, "vdo_minimum_io_size", v->minimum_io_size);
+	pf_json_u64(j, "vdo_block_map_cache_size", v->block_map_cache_size);
+	pf_json_u64(j, "vdo_block_map_era_length", v->block_map_era_length);
+	pf_json_bool(j, "vdo_use_sparse_index", v->sparse_index);
+	pf_json_u64(j, "vdo_index_memory_size", v->index_memory_size);
+	pf_json_u64(j, "vdo_slab_size", v->slab_size);
+	pf_json_u64(j, "vdo_ack_threads", v->ack_threads);
+	pf_json_u64(j, "vdo_bio_threads", v->bio_threads);
+	pf_json_u64(j, "vdo_bio_rotation", v->bio_rotation);
+	pf_json_u64(j, "vdo_cpu_threads", v->cpu_threads);
+	pf_json_u64(j, "vdo_hash_zone_threads", v->hash_zone_threads);
+	pf_json_u64(j, "vdo_logical_threads", v->logical_threads);
+	pf_json_u64(j, "vdo_physical_threads", v->physical_threads);
+	pf_json_u64(j, "vdo_max_discard", v->max_discard);
+	pf_json_str(j, "vdo_write_policy", v->write_policy);
+	pf_json_u64(j, "vdo_header_size", v->header_size);
+}
+
+static void json_seg(struct pf_json *j, const struct pf_vg *vg, const struct pf_vg_lv *lv,
+		     const struct pf_vg_seg *s, const struct dump_dev *devs, unsigned n_devs)
+{
+	struct pf_seg_report r;
 
 	pf_json_obj_begin(j, NULL);
 	pf_json_u64(j, "seg_start_pe", s->start_extent);
 	pf_json_u64(j, "seg_size_pe", s->extent_count);
-	/* lvm2 reports one stripe as "linear" and the type without its "+FLAG" suffixes. */
-	if (s->is_striped && s->stripe_count == 1)
-		pf_json_str(j, "segtype", "linear");
-	else
-		pf_json_strn(j, "segtype", s->type, strcspn(s->type, "+"));
+	if (pf_seg_report(vg, lv, s, &r) < 0) {
+		pf_json_str(j, "error", strerror(ENOMEM));
+		pf_json_obj_end(j);
+		return;
+	}
+	pf_json_strn(j, "segtype", r.segtype, r.segtype_len);
 	if (pf_vg_seg_has_type_flags(s))
 		pf_json_str(j, "segtype_with_flags", s->type);
-	if (s->is_striped) {
-		pf_json_u64(j, "stripes", s->stripe_count);
-		pf_json_u64(j, "stripe_size", (uint64_t)s->stripe_size * 512U);
-		pf_json_arr_begin(j, "devices");
-		for (unsigned a = 0; a < s->n_areas; a++) {
-			const struct pf_vg_area *ar = &s->areas[a];
-
-			pf_json_obj_begin(j, NULL);
-			pf_json_str(j, ar->pv_index >= 0 ? "pv" : "lv", ar->name);
-			if (ar->pv_index >= 0) {
-				dashed(vg->pvs[ar->pv_index].id, id);
-				pf_json_str(j, "pv_uuid", id);
-			}
-			pf_json_u64(j, "start_extent", ar->start_extent);
-			pf_json_obj_end(j);
-		}
-		pf_json_arr_end(j);
-	} else {
+	pf_json_u64(j, "seg_start", r.seg_start);
+	pf_json_u64(j, "seg_size", r.seg_size);
+	pf_json_u64(j, "stripes", r.stripes);
+	json_num(j, "data_stripes", r.data_stripes);
+	json_num(j, "reshape_len", r.reshape_len);
+	json_num(j, "reshape_len_le", r.reshape_len_le);
+	json_num(j, "data_copies", r.data_copies);
+	json_num(j, "parity_chunks", r.parity_chunks);
+	pf_json_u64(j, "stripe_size", r.stripe_size);
+	pf_json_u64(j, "region_size", r.region_size);
+	pf_json_u64(j, "chunk_size", r.chunk_size);
+	json_num(j, "thin_count", r.thin_count);
+	pf_json_str(j, "discards", r.discards);
+	json_num(j, "cache_metadata_format", r.cache_metadata_format);
+	pf_json_str(j, "cache_mode", r.cache_mode);
+	if (r.zero == PF_SEGREP_UNDEF)
+		pf_json_null(j, "zero");
+	else
+		pf_json_bool(j, "zero", r.zero);
+	json_num(j, "transaction_id", r.transaction_id);
+	json_num(j, "thin_id", r.thin_id);
+	json_values(j, "seg_tags", r.seg_tags);
+	json_area_str(j, "seg_pe_ranges", vg, r.areas, r.n_areas, AREA_PE_RANGES, devs, n_devs);
+	json_area_str(j, "seg_le_ranges", vg, r.areas, r.n_areas, AREA_LE_RANGES, devs, n_devs);
+	json_area_str(j, "seg_metadata_le_ranges", vg, r.meta_areas, r.n_meta_areas,
+		      AREA_LE_RANGES, devs, n_devs);
+	json_area_str(j, "devices", vg, r.areas, r.n_areas, AREA_DEVICES, devs, n_devs);
+	json_area_str(j, "metadata_devices", vg, r.meta_areas, r.n_meta_areas, AREA_DEVICES,
+		      devs, n_devs);
+	pf_json_str(j, "cache_policy", r.cache_policy);
+	json_strv(j, "cache_settings", &r.cache_settings);
+	json_vdo(j, &r);
+	json_areas(j, "areas", vg, r.areas, r.n_areas);
+	json_areas(j, "metadata_areas", vg, r.meta_areas, r.n_meta_areas);
+	if (!s->is_striped)
 		json_raw(j, "settings", s->raw, 0);
-	}
+	pf_seg_report_release(&r);
 	pf_json_obj_end(j);
 }
 
@@ -313,6 +448,7 @@ static void json_vg(struct pf_json *j, const struct dump_vg *dv, const struct du
 		    unsigned n_devs)
 {
 	const struct pf_vg *vg = dv->vg;
+	_cleanup_free_ bool *missing = NULL;
 	char id[PF_ID_DASHED_LEN + 1];
 
 	pf_json_obj_begin(j, NULL);
@@ -375,14 +511,22 @@ static void json_vg(struct pf_json *j, const struct dump_vg *dv, const struct du
 	}
 	pf_json_arr_end(j);
 
+	missing = calloc(vg->n_pvs ? vg->n_pvs : 1, sizeof(*missing));
+	for (unsigned i = 0; missing && i < vg->n_pvs; i++)
+		missing[i] = strcmp(pv_dev_name(vg, (int)i, devs, n_devs), "[unknown]") == 0;
 	pf_json_arr_begin(j, "lvs");
 	for (unsigned i = 0; i < vg->n_lvs; i++) {
 		const struct pf_vg_lv *lv = &vg->lvs[i];
+		char attr[PF_LV_ATTR_LEN + 1];
 
 		pf_json_obj_begin(j, NULL);
 		dashed(lv->id, id);
 		pf_json_str(j, "lv_name", lv->name);
 		pf_json_str(j, "lv_uuid", id);
+		if (missing && pf_lv_attr(vg, lv, missing, attr) == 0)
+			pf_json_str(j, "lv_attr", attr);
+		else
+			pf_json_null(j, "lv_attr");
 		json_bits(j, "lv_status", lv->status, 0, lv_status_str, ARRAY_SIZE(lv_status_str));
 		json_bits(j, "lv_flags", lv->status, 16, lv_flag_str, ARRAY_SIZE(lv_flag_str));
 		json_values(j, "lv_tags", lv->tags);
@@ -397,7 +541,7 @@ static void json_vg(struct pf_json *j, const struct dump_vg *dv, const struct du
 		pf_json_u64(j, "seg_count", lv->n_segs);
 		pf_json_arr_begin(j, "segments");
 		for (unsigned s = 0; s < lv->n_segs; s++)
-			json_seg(j, vg, &lv->segs[s]);
+			json_seg(j, vg, lv, &lv->segs[s], devs, n_devs);
 		pf_json_arr_end(j);
 		pf_json_obj_end(j);
 	}

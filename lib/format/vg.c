@@ -301,7 +301,7 @@ static int import_pvs(const struct pf_cfg_node *vgn, struct pf_vg *vg, struct pf
 	return 0;
 }
 
-static int find_pv_key(const struct pf_vg *vg, const char *key)
+int pf_vg_find_pv_key(const struct pf_vg *vg, const char *key)
 {
 	for (unsigned i = 0; i < vg->n_pvs; i++)
 		if (strcmp(vg->pvs[i].key, key) == 0)
@@ -330,7 +330,7 @@ static int import_stripes(const struct pf_vg *vg, const struct pf_cfg_node *sn,
 		    v->next->v.i > UINT32_MAX)
 			return bad_at(diag, sn, -EBADMSG, "bad offset in 'stripes'", where);
 		seg->areas[i].name = v->v.s;
-		seg->areas[i].pv_index = find_pv_key(vg, v->v.s);
+		seg->areas[i].pv_index = pf_vg_find_pv_key(vg, v->v.s);
 		seg->areas[i].start_extent = (uint32_t)v->next->v.i;
 	}
 	if (v || i != seg->stripe_count)
@@ -682,7 +682,7 @@ static void mark_lv(const struct pf_vg *vg, const struct pf_vg_lv *lv, bool *use
 static void mark_name(const struct pf_vg *vg, const char *name, bool *used, unsigned depth)
 {
 	const struct pf_vg_lv *lv;
-	int pv = find_pv_key(vg, name);
+	int pv = pf_vg_find_pv_key(vg, name);
 
 	if (pv >= 0) {
 		used[pv] = true;

@@ -146,6 +146,8 @@ size_t pf_vg_bytes(const struct pf_vg *vg) _nonnull_(1) _pure_;
 
 /* Index of the PV with this raw PVID, or -1. */
 int pf_vg_find_pv(const struct pf_vg *vg, const char *pvid) _nonnull_(1, 2);
+/* Index of the PV with this key in the metadata ("pv0"), or -1. */
+int pf_vg_find_pv_key(const struct pf_vg *vg, const char *key) _nonnull_(1, 2);
 /* The LV of that name, or NULL. */
 const struct pf_vg_lv *pf_vg_find_lv(const struct pf_vg *vg, const char *name) _nonnull_(1, 2);
 

@@ -2,18 +2,31 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Compare `pvscan-fast --dump --json` with lvm2's reports captured for a fixture.
 
-Usage: compare-lvm2.py FIXTURE_DIR DUMP_JSON
+Usage: compare-lvm2.py FIXTURE_DIR DUMP_JSON [LIVE_SEGS_JSON [--segments-only]]
 Every PV, VG, LV and segment lvm2 reported must match field by field, and so
 must every header field `pvck --dump headers` printed (label, pv_header, area
 lists, extension, each mda header, raw_locn, text location); exits 1 listing
 each difference. lvm2's device names (from capture time) are mapped to
 the fixture's PVs through FIXTURE_DIR/devices, so the loop numbers used now do
-not matter.
+not matter. With LIVE_SEGS_JSON (lvm2's segment report taken now, on the devices
+the dump read), segments are compared with it instead of the fixture's segs.json;
+--segments-only then compares nothing else (for a subset of the fixture's devices).
 """
 import json
 import os
 import re
 import sys
+
+
+# lvm2's segment fields that are not the metadata's: the LV's own, or the kernel's.
+SEG_NOT_COMPARED = {"lv_name", "lv_uuid", "vg_name", "seg_monitor", "data_offset",
+                    "new_data_offset"}
+SEG_BIN = {"zero", "vdo_compression", "vdo_deduplication", "vdo_use_metadata_hints",
+           "vdo_use_sparse_index"}
+SEG_LISTS = {"seg_tags", "cache_settings"}
+SEG_AREAS = {"devices", "metadata_devices", "seg_pe_ranges", "seg_le_ranges",
+             "seg_metadata_le_ranges"}
+SEG_STRINGS = {"segtype", "discards", "cache_mode", "cache_policy", "vdo_write_policy"}
 
 
 def report(path, kind):
@@ -115,6 +128,11 @@ def compare_pvck(fixture, devs, check, errors):
 
 def main():
     fixture, dump_path = sys.argv[1], sys.argv[2]
+    live_segs = sys.argv[3] if len(sys.argv) > 3 else None
+    only_segs = sys.argv[4:] == ["--segments-only"]
+
+    def rows(name, kind):
+        return [] if only_segs else report(os.path.join(fixture, name), kind)
     with open(dump_path) as f:
         dump = json.load(f)
     errors = []
@@ -144,7 +162,7 @@ def main():
         for p in v["pvs"]:
             vg_of_pv[p["pv_uuid"]] = (v, p)
 
-    for r in report(os.path.join(fixture, "pvs.json"), "pv"):
+    for r in rows("pvs.json", "pv"):
         uuid = r["pv_uuid"]
         pvid = uuid.replace("-", "")
         d = devs.get(pvid)
@@ -170,7 +188,7 @@ def main():
             check(f"{w} pe_start", p["pe_start"], int(r["pe_start"]))
             check(f"{w} pv_pe_count", p["pv_pe_count"], int(r["pv_pe_count"]))
         else:
-            check(f"{w} pe_start", d["data_areas"][0]["offset"], int(r["pe_start"]))
+            check(f"{w} pe_start", d.get("pe_start"), int(r["pe_start"]))
             check(f"{w} pv_pe_count", 0, int(r["pv_pe_count"]))
 
     lvs = {}
@@ -178,7 +196,7 @@ def main():
         for lv in v["lvs"]:
             lvs[lv["lv_uuid"]] = (v, lv)
 
-    for r in report(os.path.join(fixture, "vgs.json"), "vg"):
+    for r in rows("vgs.json", "vg"):
         v = vgs.get(r["vg_uuid"])
         w = f"VG {r['vg_name']}"
         if v is None:
@@ -210,7 +228,7 @@ def main():
         if "vg_lock_type" in r:
             check(f"{w} vg_lock_type", v["vg_lock_type"] or "", r["vg_lock_type"])
 
-    for r in report(os.path.join(fixture, "lvs.json"), "lv"):
+    for r in rows("lvs.json", "lv"):
         name = r["lv_name"].strip("[]")
         w = f"LV {r['vg_name']}/{name}"
         v, lv = lvs.get(r["lv_uuid"], (None, None))
@@ -221,6 +239,8 @@ def main():
         check(f"{w} vg_name", v["vg_name"], r["vg_name"])
         if "seg_count" in r:
             check(f"{w} seg_count", lv["seg_count"], int(r["seg_count"]))
+        if "lv_attr" in r:
+            check(f"{w} lv_attr", lv["lv_attr"], r["lv_attr"])
         if "lv_tags" in r:
             check(f"{w} lv_tags", ",".join(sorted(lv["lv_tags"])), r["lv_tags"])
         if "lv_permissions" in r and r["lv_permissions"] in ("writeable", "read-only"):
@@ -229,7 +249,15 @@ def main():
         if "lv_size" in r and lv["segments"] and lv["segments"][0]["segtype"] != "snapshot":
             check(f"{w} lv_size", lv["lv_size"], int(r["lv_size"]))
 
-    for r in report(os.path.join(fixture, "segs.json"), "seg"):
+    # Device paths now -> at capture time, for lvm2's devices and ranges columns.
+    renamed = {d["pv_name"]: old_name.get(d.get("pvid"), "?") for d in dump["devices"]}
+    if live_segs:
+        renamed = {}
+
+    def old_paths(v):
+        return re.sub(r"/dev/[^:( ,]+", lambda m: renamed.get(m.group(0), m.group(0)), v)
+
+    for r in report(live_segs or os.path.join(fixture, "segs.json"), "seg"):
         name = r["lv_name"].strip("[]")
         w = f"segment {r['vg_name']}/{name}@{r['seg_start_pe']}"
         v, lv = lvs.get(r["lv_uuid"], (None, None))
@@ -241,21 +269,31 @@ def main():
             errors.append(f"{w}: no such segment in pvscan-fast")
             continue
         s = segs[0]
-        check(f"{w} seg_size_pe", s["seg_size_pe"], int(r["seg_size_pe"]))
-        check(f"{w} segtype", s["segtype"], r["segtype"])
-        if "devices" in s:
-            check(f"{w} stripes", s["stripes"], int(r["stripes"]))
-            check(f"{w} stripe_size", s["stripe_size"], int(r["stripe_size"]))
-            areas = []
-            for a in s["devices"]:
-                if "pv" in a:
-                    dev = old_name.get(a["pv_uuid"].replace("-", ""), "?")
-                else:
-                    dev = a["lv"]
-                areas.append(f"{dev}({a['start_extent']})")
-            check(f"{w} devices", ",".join(areas), r["devices"])
+        for field, theirs in r.items():
+            if field in SEG_NOT_COMPARED:
+                continue
+            if field == "lv_attr":
+                check(f"{w} lv_attr", lv["lv_attr"], theirs)
+                continue
+            if field not in s and not field.startswith("vdo_"):
+                errors.append(f"{w} {field}: pvscan-fast does not report it")
+                continue
+            ours = s.get(field)
+            if field in SEG_BIN:
+                theirs = None if theirs == "unknown" else theirs != ""
+                ours = bool(ours) if ours is not None or theirs is not None else None
+            elif field in SEG_LISTS:
+                ours = ",".join(ours)
+            elif field in SEG_AREAS:
+                ours = old_paths(ours)
+            elif isinstance(ours, bool) or field in SEG_STRINGS:
+                ours = "" if ours is None else ours
+            else:
+                theirs = None if theirs == "" else int(theirs)
+            check(f"{w} {field}", ours, theirs)
 
-    compare_pvck(fixture, devs, check, errors)
+    if not only_segs:
+        compare_pvck(fixture, devs, check, errors)
 
     for e in errors:
         print("MISMATCH " + e)
