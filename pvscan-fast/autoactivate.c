@@ -328,7 +328,7 @@ static int vg_pvs(const struct pf_autoactivate *a, const struct pf_scan *scan,
  * The VG's metadata as the scan found it, from any device of it read in this pass: the one
  * with its UUID, as another VG may carry the same name (a disk from another host).
  */
-static const struct pf_vg *find_vg(const struct pf_scan *scan, const struct pf_aa_vg *want)
+const struct pf_vg *pf_aa_find_vg(const struct pf_scan *scan, const struct pf_aa_vg *want)
 {
 	for (size_t i = 0; i < scan->n; i++) {
 		const struct pf_vg *vg;
@@ -448,7 +448,7 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 			a->status = PF_EXIT_FAILED;
 			break;
 		}
-		vg = find_vg(scan, &vgs[i]);
+		vg = pf_aa_find_vg(scan, &vgs[i]);
 
 		/*
 		 * lvm2 refuses a VG with a PV on two devices itself; the vgchange it would be

@@ -18,6 +18,10 @@ struct pf_aa_vg {
 	char id[PF_ID_LEN + 1];
 };
 
+/* The metadata of want as a device of scan holds it (by UUID where want has one), or NULL. */
+const struct pf_vg *pf_aa_find_vg(const struct pf_scan *scan, const struct pf_aa_vg *want)
+	_nonnull_(1, 2);
+
 struct pf_autoactivate {
 	const struct pf_opts *o;
 	const struct pf_paths *paths;

@@ -148,18 +148,14 @@ static const char **dup_pvids(const struct pf_scan *scan, const struct pf_pvcach
  * lvm2's one-VG quick path (saved_vg in its pvscan.c) gives up on a PV last written through an
  * md device and online now elsewhere, says so, and reads the VG the several-VG way instead.
  */
-static bool quick_path_gives_up(const struct cache_run *j, const struct pf_vg *const *vgs,
-				size_t n_vgs, const struct pf_aa_vg *want)
+static bool quick_path_gives_up(const struct cache_run *j, const struct pf_scan *scan,
+				const struct pf_aa_vg *want)
 {
 	_cleanup_free_ struct pf_state_pv *st = NULL;
 	_cleanup_free_ const char **online = NULL;
-	const struct pf_vg *vg = NULL;
+	const struct pf_vg *vg = pf_aa_find_vg(scan, want);
 	int i;
 
-	for (size_t k = 0; k < n_vgs && !vg; k++)
-		if (vgs[k] && strcmp(vgs[k]->name, want->name) == 0 &&
-		    (!want->id[0] || strcmp(vgs[k]->id, want->id) == 0))
-			vg = vgs[k];
 	if (!vg || vg->n_pvs == 0)
 		return false;
 	st = calloc(vg->n_pvs, sizeof(*st));
@@ -226,7 +222,7 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 			continue;
 		}
 		pf_report_autoactivation(o, vg, PF_REPORT_AA_RUN);
-		if (!a.process_each && !all && quick_path_gives_up(j, vgs, scan->n, &complete[i]))
+		if (!a.process_each && !all && quick_path_gives_up(j, scan, &complete[i]))
 			a.process_each = true;
 		/*
 		 * lvm2's several-VG path takes VGs by name: two VGs with this one, it takes
