@@ -7,6 +7,7 @@
 #   DM name uuid            every device-mapper device, and TABLE name: its table, for the
 #                           comparison of boots
 #   LOG line                the journal's warnings, on failure
+#   JOURNAL line            the whole journal, with pf-boot.journal on the kernel command line
 #   @@BOOT-CHECK-DONE n@@   the end, with the number of failed checks
 # With --emergency (emergency.service and rescue.service run it instead of a shell) it reports
 # the failure with the journal and powers off: a boot that fails never waits for a console.
@@ -150,8 +151,12 @@ done
 echo "TIME lvs-active $(awk -v u="$last" 'BEGIN { printf "%.2f", u / 1e6 }')"
 echo "TIME multi-user $(systemctl show -P ActiveEnterTimestampMonotonic multi-user.target |
 	awk '{ printf "%.2f", $1 / 1e6 }')"
-systemd-analyze time 2>/dev/null | head -1 | sed 's/^/INFO /'
-systemd-analyze blame 2>/dev/null | head -n 10 | sed 's/^/BLAME /'
+echo "TIME switch-root $(systemctl show -P UserspaceTimestampMonotonic |
+	awk '{ printf "%.2f", $1 / 1e6 }')"
+# pf-boot.journal on the kernel command line: the whole journal, to see where a boot's time went.
+if grep -qw pf-boot.journal /proc/cmdline; then
+	sed 's/^/JOURNAL /' /tmp/journal
+fi
 
 # For the comparison with another boot of the same disks: the tables name disks by device
 # number, which depends on the order the SCSI scan found them; their address does not.
