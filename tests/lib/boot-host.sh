@@ -6,7 +6,8 @@
 # The root tree and the disk images are cached in $top_builddir/tests/boot/cache (see
 # mkroot.sh, mkdisks.sh); everything a run makes is in a scratch directory there, removed on
 # exit (kept with BOOT_KEEP=1). BOOT_N one-PV VGs (default 10), BOOT_MOUNTED of them in the
-# real root's fstab (default 3).
+# real root's fstab (default 3). BOOT_APPEND: more words for the kernel command line
+# (pf-boot.journal: the real root's whole journal in the report).
 
 . "$top_srcdir/tests/lib/test-lib.sh"
 . "$top_srcdir/tests/lib/vm-host.sh"
@@ -180,7 +181,7 @@ boot_dracut() {
 boot_run() {
 	sh "$top_srcdir/tests/boot/boot.sh" --initrd "$3" --disks "$work/$2/disks" \
 		--out "$work/$1" --deadline "$BOOT_DEADLINE" \
-		--append "root=/dev/mapper/vgroot-root rw $4"
+		--append "root=/dev/mapper/vgroot-root rw $4 ${BOOT_APPEND:-}"
 	_rc=$?
 	grep -E '^(PASS|FAIL|TIME|INFO|WALL)' "$work/$1/report.log" | sed "s|^|# $1: |"
 	return $_rc
