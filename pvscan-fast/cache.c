@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "activate/bootorder.h"
 #include "activate/dm.h"
 #include "autoactivate.h"
 #include "base/grow.h"
@@ -173,6 +174,25 @@ static bool quick_path_gives_up(const struct cache_run *j, const struct pf_scan 
 }
 
 /*
+ * The VGs the boot waits for (root, /usr, resume: the kernel command line and fstab) go first,
+ * in a batch of their own: behind hundreds of others the root would wait for all of them, and
+ * the initramfs with it. Returns how many are in front.
+ */
+static size_t boot_vgs_first(const struct cache_run *j, struct pf_aa_vg *todo, size_t n)
+{
+	_cleanup_free_ char *cmdline = NULL;
+	struct pf_strv boot = { 0 };
+	size_t front;
+
+	cmdline = pf_path_join(j->paths->proc, "cmdline");
+	if (!cmdline || pf_bootorder_load(cmdline, j->paths->fstab, &boot) < 0)
+		return 0;
+	front = pf_bootorder_front(todo, n, sizeof(*todo), &boot);
+	pf_strv_release(&boot);
+	return front;
+}
+
+/*
  * Claim every complete VG and say so first, then activate the ones claimed, as lvm2 does.
  * Coalescing, each claim is journaled first, so a leader killed between claiming and
  * activating leaves the VG to the next leader instead of down for good. With
@@ -243,6 +263,8 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 	/* lvm2's several-VG path scans labels again, and warns about duplicates there */
 	if (n && a.process_each && !all)
 		pf_report_duplicates(scan);
+	if (n > 1)
+		a.n_first = boot_vgs_first(j, todo, n);
 	pf_autoactivate_run(&a, todo, n, scan);
 	if (a.status != PF_EXIT_OK)
 		run_failed(j, false);
