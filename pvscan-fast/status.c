@@ -20,6 +20,8 @@
 
 /* The JSON document's version: bumped when a member changes meaning or goes. */
 #define STATUS_JSON_VERSION 1
+/* Devices that are simply not PVs or filtered out, named in the table before "and N more". */
+#define ROUTINE_NAMES_MAX 8U
 
 enum colour { NONE, RED, YELLOW, GREEN };
 
@@ -131,6 +133,55 @@ static void text_vg(const struct out *o, const struct pf_status *s, const struct
 	}
 }
 
+/* Devices that failed, timed out or are duplicates one by one; the many that are simply
+   not PVs or filtered out as a count and their first few names. */
+static bool routine(const struct pf_status_dev *d)
+{
+	return strcmp(d->res, "not-lvm") == 0 || strcmp(d->res, "excluded") == 0;
+}
+
+static void text_routine(const struct pf_status *s, const char *res, const char *what)
+{
+	char e[4 * 128 + 1];
+	size_t n = 0;
+
+	for (size_t i = s->n_devs; i-- > 0;) {
+		const struct pf_status_dev *d = &s->devs[i];
+
+		if (strcmp(d->res, res) != 0)
+			continue;
+		if (n == 0)
+			(void)printf("  %s:", what);
+		if (n < ROUTINE_NAMES_MAX)
+			(void)printf(" %s", esc(d->name[0] ? d->name : "?", e, sizeof(e)));
+		n++;
+	}
+	if (n > ROUTINE_NAMES_MAX)
+		(void)printf(" and %zu more (--json lists them with reasons)", n - ROUTINE_NAMES_MAX);
+	if (n)
+		(void)printf("\n");
+}
+
+static void text_devs(const struct out *o, const struct pf_status *s)
+{
+	char e[4 * 128 + 1], w[4 * 256 + 1], c[4 * 128 + 1];
+
+	(void)printf("\nDevices not used (newest first):\n");
+	for (size_t i = s->n_devs; i-- > 0;) {
+		const struct pf_status_dev *d = &s->devs[i];
+		bool bad = strcmp(d->res, "timeout") == 0 || strcmp(d->res, "failed") == 0;
+
+		if (routine(d))
+			continue;
+		(void)printf("  %s%-20s %-10s%s %s%s%s%s\n", paint(o, bad ? RED : NONE),
+			     esc(d->name[0] ? d->name : "?", e, sizeof(e)), d->res, paint(o, NONE),
+			     esc(d->why, w, sizeof(w)), d->chosen[0] ? " (used: " : "",
+			     esc(d->chosen, c, sizeof(c)), d->chosen[0] ? ")" : "");
+	}
+	text_routine(s, "not-lvm", "not PVs");
+	text_routine(s, "excluded", "excluded by filters or device type");
+}
+
 static void text(const struct out *o, const struct pf_status *s)
 {
 	char a[32], e[4 * 256 + 1];
@@ -153,19 +204,8 @@ static void text(const struct out *o, const struct pf_status *s)
 		(void)printf("\n");
 		text_vg(o, s, &s->vgs[i]);
 	}
-	if (s->n_devs) {
-		(void)printf("\nDevices not used (newest first):\n");
-		for (size_t i = s->n_devs; i-- > 0;) {
-			const struct pf_status_dev *d = &s->devs[i];
-			bool bad_dev = strcmp(d->res, "timeout") == 0 || strcmp(d->res, "failed") == 0;
-			char w[4 * 256 + 1];
-
-			(void)printf("  %s%-20s %-10s%s %s%s%s%s\n", paint(o, bad_dev ? RED : NONE),
-				     esc(d->name[0] ? d->name : "?", e, sizeof(e)), d->res,
-				     paint(o, NONE), esc(d->why, w, sizeof(w)),
-				     d->chosen[0] ? " (used: " : "", d->chosen, d->chosen[0] ? ")" : "");
-		}
-	}
+	if (s->n_devs)
+		text_devs(o, s);
 	if (s->n_entries) {
 		(void)printf("\nQueue and journal%s:\n",
 			     s->leftovers ? ", left by a leader that died" : "");
