@@ -27,6 +27,7 @@
 #include "format/vg.h"
 #include "report.h"
 #include "state/state.h"
+#include "story.h"
 
 /* VGs whose devices are made before one udev wait (each holds its VG lock until then). */
 #define NATIVE_BATCH_MAX 128U
@@ -118,6 +119,7 @@ struct child {
 	bool started, done, ok;
 	bool timed_out, killed; /* sent SIGTERM at the deadline; sent SIGKILL */
 	bool left;		/* not run, or stopped by our own termination: journaled */
+	int wstatus;		/* as waitpid() gave it; -1 when it never ran or was lost */
 };
 
 static void child_close(struct child *c)
@@ -166,6 +168,7 @@ static bool reap(struct child *c)
 	if (pid == 0 || (pid < 0 && errno == EINTR))
 		return false;
 	c->done = true;
+	c->wstatus = pid > 0 ? st : -1;
 	c->ok = pid > 0 && !c->timed_out && exited_ok(st);
 	/* what our own SIGTERM cut short is done again by the next leader */
 	c->left = pid > 0 && pf_stop_requested() && !c->ok && !c->timed_out;
@@ -193,11 +196,12 @@ static void chase(struct pf_autoactivate *a, const char *vg, struct child *c, ui
 }
 
 /* What one lvm2 process came to, in claim order: its output, then the VG's journal entry. */
-static void show(struct pf_autoactivate *a, const char *vg, struct child *c)
+static void show(struct pf_autoactivate *a, const char *vg, const char *how, struct child *c)
 {
 	copy_out(c->out_fd, stdout);
 	copy_out(c->err_fd, stderr);
 	child_close(c);
+	pf_story_lvm2(a->rec, vg, how, c->wstatus, c->timed_out, c->left);
 	if (c->left) {
 		pf_warn("  VG %s is left for the next pvscan-fast run: stopped by signal %d.", vg,
 			pf_stop_signal());
@@ -215,7 +219,8 @@ static void show(struct pf_autoactivate *a, const char *vg, struct child *c)
  * it, and each VG's journal entry ends once its lvm2 is done. Told to stop, we start no more
  * and pass the signal on: what did not finish stays journaled for the next leader.
  */
-static void delegate(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], size_t n)
+static void delegate(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], size_t n,
+		     const char *how)
 {
 	_cleanup_free_ struct child *ch = calloc(n ? n : 1, sizeof(*ch));
 	uint64_t timeout_ns = (uint64_t)a->st->activation_timeout_sec * NSEC_PER_SEC;
@@ -226,7 +231,7 @@ static void delegate(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], si
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		ch[i] = (struct child){ .pid = -1, .out_fd = -1, .err_fd = -1 };
+		ch[i] = (struct child){ .pid = -1, .out_fd = -1, .err_fd = -1, .wstatus = -1 };
 	while (shown < n) {
 		bool reaped = false;
 		uint64_t now;
@@ -240,6 +245,7 @@ static void delegate(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], si
 				pf_err("  Cannot run %s to activate VG %s.", PF_LVM_PATH, vgs[next]);
 				c->done = true;
 			} else {
+				pf_story_activate(a->rec, vgs[next], how);
 				c->started = true;
 				c->deadline_ns = pf_now_ns() + timeout_ns;
 				running++;
@@ -247,7 +253,7 @@ static void delegate(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], si
 			next++;
 		}
 		for (; shown < n && ch[shown].done; shown++)
-			show(a, vgs[shown], &ch[shown]);
+			show(a, vgs[shown], how, &ch[shown]);
 		if (running == 0)
 			continue;
 		now = pf_now_ns();
@@ -394,6 +400,7 @@ static void finish_batch(struct pf_autoactivate *a, struct pf_dm_batch *b,
 		    pf_devlinks_add(a->paths->dev, names[i], &res[i], &why) < 0)
 			pf_warn("  WARNING: %s.", why.msg);
 		report(a, names[i], &res[i]);
+		pf_story_native(a->rec, names[i], &res[i]);
 		pf_activate_result_release(&res[i]);
 		journal_end(a, names[i]);
 	}
@@ -466,6 +473,8 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 		 * tried; when it is busy the batch is finished first and the lock waited for.
 		 */
 		if (vg && vg_pvs(a, scan, vg, &pvs, &paths) == 0) {
+			if (!o->test)
+				pf_story_activate(a->rec, vgs[i].name, "native");
 			ao.lock_nowait = n_held > 0;
 			r = pf_activate_vg(&ao, vgs[i].name, pvs, vg->n_pvs, &batch, &res);
 			if (r == -EWOULDBLOCK) {
@@ -521,7 +530,7 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 		}
 		return;
 	}
-	delegate(a, lvm2_vgs, n_lvm2);
+	delegate(a, lvm2_vgs, n_lvm2, "lvm2");
 }
 
 void pf_autoactivate_recover(struct pf_autoactivate *a, const char *vg)
@@ -534,5 +543,5 @@ void pf_autoactivate_recover(struct pf_autoactivate *a, const char *vg)
 		journal_end(a, vg);
 		return;
 	}
-	delegate(a, one, 1);
+	delegate(a, one, 1, "recover");
 }

@@ -11,6 +11,7 @@
 #include "format/names.h"
 #include "scan/scan.h"
 #include "state/coalesce.h"
+#include "state/records.h"
 
 /* A VG to activate: its name, and the UUID of the metadata found complete ("": by name). */
 struct pf_aa_vg {
@@ -27,6 +28,7 @@ struct pf_autoactivate {
 	const struct pf_paths *paths;
 	const struct pf_settings *st;
 	struct pf_coalesce *c; /* the leader's journal, or NULL: each VG's entry ends with it */
+	struct pf_records *rec; /* what --status tells, or NULL */
 	const char *const *dup_pvids; /* PVIDs this scan found on two devices */
 	size_t n_dup_pvids;
 	bool process_each; /* lvm2 would take its several-VG path (aapolicy.h) */

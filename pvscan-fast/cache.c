@@ -23,12 +23,15 @@
 #include "base/stop.h"
 #include "base/strutil.h"
 #include "cmd.h"
+#include "journal.h"
 #include "config/settings.h"
 #include "report.h"
 #include "scan/pvcache.h"
 #include "scan/scan.h"
 #include "state/coalesce.h"
+#include "state/records.h"
 #include "state/state.h"
+#include "story.h"
 
 /* One invocation's work: plain (one pass over the arguments) or as the coalescing leader. */
 struct cache_run {
@@ -36,6 +39,7 @@ struct cache_run {
 	const struct pf_paths *paths;
 	const struct pf_settings *st;
 	struct pf_coalesce *c; /* NULL when not coalescing */
+	struct pf_records *rec; /* what --status tells; NULL for a dry run */
 	bool full_cmd;	       /* the command names no device: every device, state rebuilt */
 	/* --udevoutput: our own devices, and the VG line udev imports (printed once) */
 	struct pf_scan_arg *own;
@@ -209,7 +213,7 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 	_cleanup_free_ const char **ambiguous = NULL;
 	/* lvm2's quick path is for one named device only (saved_vg in its pvscan.c) */
 	struct pf_autoactivate a = { .o = o, .paths = j->paths, .st = j->st, .c = j->c,
-				     .process_each = j->full_cmd || o->n_devs > 1 };
+				     .rec = j->rec, .process_each = j->full_cmd || o->n_devs > 1 };
 	struct pf_aapolicy_input in;
 	size_t n = 0, n_ambiguous = 0;
 
@@ -230,13 +234,17 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 			pf_warn("  WARNING: cannot journal activation of VG %s: %s.", vg,
 				strerror(-r));
 		if (pf_state_vg_online_claim(j->paths->run, vg) == -EEXIST) {
+			pf_story_claim(j->rec, vg, false);
 			pf_report_autoactivation(o, vg, PF_REPORT_AA_SKIP);
 			if (j->c)
 				pf_coalesce_activation_end(j->c, vg);
 			continue;
 		}
+		pf_story_claim(j->rec, vg, true);
 		if (o->udevoutput && !j->udev_line_done && strcmp(vg, j->own_vg) == 0) {
 			/* The journal entry stays until udev has the line: see run_coalesced(). */
+			pf_story_ended(j->rec, vg, "udev", "handed",
+				       "left to the udev rule's vgchange");
 			say_own_vg(j, true);
 			j->own_journaled = j->c && pf_coalesce_activation_hold(j->c, vg) == 0;
 			continue;
@@ -256,6 +264,8 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 	}
 	for (size_t i = 0; i < n_ambiguous; i++) {
 		pf_report_vgname_ambiguous(ambiguous[i]);
+		pf_story_ended(j->rec, ambiguous[i], "native", "failed",
+			       "more than one VG carries this name");
 		run_failed(j, false); /* our own VG is the udev rule's, never in the list */
 		if (j->c)
 			pf_coalesce_activation_end(j->c, ambiguous[i]);
@@ -420,6 +430,7 @@ static void pass_record(struct pass *p, struct pf_scan_dev *d, bool act, bool na
 
 		note_own_vg(j, d, ev);
 		pf_report_event(j->o, ev);
+		pf_story_event(j->rec, j->paths->run, d, ev);
 		if (act && ev->kind == PF_EV_VG_COMPLETE && r >= 0)
 			r = add_todo(p, ev->vg, d);
 	}
@@ -462,6 +473,7 @@ static void pass_device(struct pass *p, struct pf_scan_dev *d)
 
 	if (d->outcome == PF_SCAN_FAILED && read_again(j, d, act))
 		return;
+	pf_story_dev(j->rec, &p->scan, d, act);
 	/* A devno that no longer exists is a removal event. */
 	if (d->outcome == PF_SCAN_NO_DEVICE && d->arg && !d->arg->path && j->o->cache)
 		forget_devno(j, d->arg->major, d->arg->minor);
@@ -619,12 +631,17 @@ static int run_plain(struct cache_run *j)
 {
 	const struct pf_opts *o = j->o;
 	bool all = o->n_devs == 0;
+	struct pf_records rec;
+	int r;
 
 	if (all && o->cache && clear_state(j) < 0)
 		return PF_EXIT_FAILED;
-	if (scan_pass(j, j->own, j->n_own, all, o->activate, NULL, 0) < 0)
-		return PF_EXIT_FAILED;
-	return j->status;
+	pf_records_open(j->paths->run, false, &rec);
+	j->rec = o->test ? NULL : &rec;
+	r = scan_pass(j, j->own, j->n_own, all, o->activate, NULL, 0);
+	j->rec = NULL;
+	pf_records_close(&rec);
+	return r < 0 ? PF_EXIT_FAILED : j->status;
 }
 
 /* A round's device to read, once, unless a read since its event covers it already. */
@@ -672,6 +689,7 @@ static int leader_round(void *ctx, struct pf_coalesce *c _unused_,
 			take_item(&rd->items[i], args, &n);
 	if (!rd->full && n == 0)
 		return 0;
+	pf_story_round(j->rec, n, rd->full);
 	r = scan_pass(j, args, n, rd->full, activate, rd->items, rd->n);
 	/* the round's entries stay in flight and its VGs journaled: the next leader's work */
 	return r == 0 && pf_stop_requested() ? -EINTR : r;
@@ -681,11 +699,14 @@ static int leader_round(void *ctx, struct pf_coalesce *c _unused_,
 static int leader_recover_vg(void *ctx, struct pf_coalesce *c, const char *vg)
 {
 	struct cache_run *j = ctx;
-	struct pf_autoactivate a = { .o = j->o, .paths = j->paths, .st = j->st, .c = c };
+	struct pf_autoactivate a = { .o = j->o, .paths = j->paths, .st = j->st, .c = c,
+				     .rec = j->rec };
 
 	/* Claimed already, or not: either way this VG is ours to finish. */
 	if (pf_state_vg_online_claim(j->paths->run, vg) < 0)
 		pf_debug("  VG %s was claimed already", vg);
+	else
+		pf_story_claim(j->rec, vg, true);
 	pf_report_autoactivation(j->o, vg, PF_REPORT_AA_RECOVER);
 	pf_autoactivate_recover(&a, vg);
 	if (a.status != PF_EXIT_OK)
@@ -713,6 +734,7 @@ static int run_coalesced(struct cache_run *j)
 						    .release_cookie = leader_release_cookie };
 	const char *fdenv = getenv(PF_LEADER_FD_ENV);
 	struct pf_coalesce c;
+	struct pf_records rec;
 	int r;
 
 	if (!j->full_cmd && !fdenv)
@@ -743,8 +765,14 @@ static int run_coalesced(struct cache_run *j)
 		return PF_EXIT_FAILED;
 	}
 	j->c = &c;
+	/* the lock is ours: this log is ours to rotate */
+	pf_records_open(j->paths->run, true, &rec);
+	(void)pf_journal_setup(&rec);
+	j->rec = j->o->test ? NULL : &rec;
 	r = pf_coalesce_lead(&c, j->full_cmd && !j->o->recover, &ops, j);
 	j->c = NULL;
+	j->rec = NULL;
+	pf_records_close(&rec);
 	if (j->o->udevoutput && !j->udev_line_done && j->own_vg[0] && !j->own_complete)
 		say_own_vg(j, false);
 	/*

@@ -22,7 +22,7 @@ struct pf_devarg {
 
 struct pf_opts {
 	/* modes */
-	bool dump, json;
+	bool dump, json, status;
 	bool cache, activate, listvg, listlvs, checkcomplete, vgonline, udevoutput;
 	const char *autoactivation; /* --autoactivation value, NULL when absent */
 	bool journal_output;	    /* --journal output */
@@ -71,6 +71,7 @@ unsigned pf_cmd_pending_flags(const struct pf_opts *o);
 /* The engine's modes (pvscan-fast-engine; the command execs it unless it is a follower). */
 int pf_cmd_dump(const struct pf_opts *o);
 int pf_cmd_cache(const struct pf_opts *o);
+int pf_cmd_status(const struct pf_opts *o);
 
 /* The descriptor of the leader lock the command passes to the engine across exec. */
 #define PF_LEADER_FD_ENV "PVSCAN_FAST_LEADER_FD"

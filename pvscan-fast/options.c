@@ -58,6 +58,7 @@ enum opt {
 	O_NOCOALESCE,
 	O_DRYRUN,
 	O_RECOVER,
+	O_STATUS,
 	_O_MAX,
 };
 
@@ -91,6 +92,7 @@ static const struct form {
 	{ BIT(O_LISTLVS), true, 0 },
 	{ BIT(O_LISTVG), true, 0 },
 	{ BIT(O_DUMP), false, BIT(O_JSON) },
+	{ BIT(O_STATUS), false, BIT(O_JSON) },
 };
 
 static const struct option long_options[] = {
@@ -132,6 +134,7 @@ static const struct option long_options[] = {
 	{ "nocoalesce", no_argument, NULL, O_NOCOALESCE },
 	{ "dryrun", no_argument, NULL, O_DRYRUN }, /* --dry-run: lvm2 drops the hyphens */
 	{ "recover", no_argument, NULL, O_RECOVER },
+	{ "status", no_argument, NULL, O_STATUS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -158,6 +161,7 @@ static void usage(FILE *f)
 		"  pvscan-fast --cache --listlvs [--checkcomplete [--vgonline]] DEVICE\n"
 		"  pvscan-fast --listvg DEVICE | --listlvs DEVICE\n"
 		"  pvscan-fast --dump [--json] DEVICE...\n"
+		"  pvscan-fast --status [--json]\n"
 		"\n"
 		"Record LVM2 physical volumes online in /run/lvm exactly as lvm2's\n"
 		"'pvscan --cache' does, reading every device at once.\n"
@@ -182,7 +186,9 @@ static void usage(FILE *f)
 		"                      as a systemd service, or in its own session\n"
 		"  --driverloaded n    no device-mapper calls: lvm2 activates every VG\n"
 		"  --dump              show what is on each DEVICE and why (no state written)\n"
-		"  --json              with --dump: machine-readable output\n"
+		"  --status            every VG seen since boot: complete, activated, active\n"
+		"                      now, and why not; exit 0 only when all are (no device I/O)\n"
+		"  --json              with --dump or --status: machine-readable output\n"
 		"  -v, --verbose       more messages (repeat for debug output)\n"
 		"  -q, --quiet         fewer messages\n"
 		"  -d, --debug         debug messages\n"
@@ -198,7 +204,8 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 success (including nothing to do), 3 usage error,\n"
 		"4 configuration not loadable, 5 failure (a device could not be\n"
-		"recorded, or --dump found a problem).\n",
+		"recorded, --dump found a problem, or --status found a VG that is not\n"
+		"complete and active as autoactivation intends).\n",
 		f);
 }
 
@@ -357,6 +364,7 @@ static int parse_args(int argc, char **argv, struct pf_opts *o, struct parse *ps
 		case O_JSON: o->json = true; break;
 		case O_NOCOALESCE: o->no_coalesce = true; break;
 		case O_RECOVER: o->recover = true; break;
+		case O_STATUS: o->status = true; break;
 		case O_BACKGROUND: o->background = true; break;
 		case O_AUTOACTIVATION: o->autoactivation = optarg; break;
 		case O_DEVICESFILE: o->devicesfile = optarg; break;
@@ -485,6 +493,10 @@ int pf_cmd_parse(int argc, char **argv, bool quiet, struct pf_opts *o)
 	if (getenv("PVSCAN_FAST_DEBUG") && !o->udevoutput)
 		pf_log_set_level(PF_LOG_DEBUG);
 
+	if (o->status && o->n_devs) {
+		pf_err("  --status takes no DEVICE.");
+		return PF_EXIT_USAGE;
+	}
 	if (o->dump && o->n_devs == 0) {
 		pf_err("  --dump needs at least one DEVICE.");
 		return PF_EXIT_USAGE;

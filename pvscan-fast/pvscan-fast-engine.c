@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	if (getenv(PF_DETACHED_ENV))
 		pf_log_set_prefix("pvscan-fast: ");
 	if (r < 0)
-		r = o.dump ? pf_cmd_dump(&o) : pf_cmd_cache(&o);
+		r = o.dump ? pf_cmd_dump(&o) : o.status ? pf_cmd_status(&o) : pf_cmd_cache(&o);
 	pf_cmd_opts_release(&o);
 	return r;
 }

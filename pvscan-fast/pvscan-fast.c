@@ -27,6 +27,7 @@
 #include "cmd.h"
 #include "config/settings.h"
 #include "state/coalesce.h"
+#include "state/records.h"
 
 #define ENGINE_NAME "pvscan-fast-engine"
 /* What a transient service must see of ours: where the state is, and the tests' overrides. */
@@ -113,6 +114,7 @@ static int follow(const struct pf_opts *o, bool detached, int *lock_fd)
 {
 	struct pf_paths paths;
 	struct pf_coalesce c;
+	struct pf_records rec;
 	bool event_activation;
 	int r;
 
@@ -126,17 +128,31 @@ static int follow(const struct pf_opts *o, bool detached, int *lock_fd)
 		return r < 0 ? r : -ECANCELED;
 	}
 	r = pf_coalesce_open(paths.run, paths.lock, NULL, &c);
+	if (r == 0 && !detached)
+		pf_records_open(paths.run, false, &rec);
 	pf_paths_release(&paths);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < o->n_devs && r == 0 && !detached; i++) {
+		unsigned long long seqnum = 0;
 		unsigned major, minor;
+		char devno[24], seq[24];
 
 		r = devno_of(&o->devs[i], &major, &minor);
-		if (r == 0)
-			r = pf_coalesce_record(&c, major, minor, pf_cmd_pending_flags(o),
-					       event_seqnum(o, major, minor));
+		if (r == 0) {
+			seqnum = event_seqnum(o, major, minor);
+			r = pf_coalesce_record(&c, major, minor, pf_cmd_pending_flags(o), seqnum);
+		}
+		if (r == 0) {
+			/* --status's arrival times: when each device's event reached us */
+			(void)snprintf(devno, sizeof(devno), "%u:%u", major, minor);
+			(void)snprintf(seq, sizeof(seq), "%llu", seqnum);
+			pf_records_add(&rec, "arrive", "dev", devno, "seq", seq, "act",
+				       pf_cmd_pending_flags(o) ? "1" : "0", NULL);
+		}
 	}
+	if (!detached)
+		pf_records_close(&rec);
 	if (r == 0)
 		r = detached ? pf_coalesce_lock(&c, PF_COALESCE_LOCK_TIMEOUT_MS_DEFAULT)
 			     : pf_coalesce_trylock(&c);

@@ -16,6 +16,7 @@
 
 #include "activate/dm.h"
 #include "base/clock.h"
+#include "base/grow.h"
 #include "base/stop.h"
 
 #define WAIT_POLL_MS 5U
@@ -314,4 +315,72 @@ bool pf_dm_available(const char *dev_dir)
 void pf_dm_release(void)
 {
 	dm_lib_release();
+}
+
+/* One device's UUID and state, by name; a device gone since the list is left out (1). */
+static int dev_info(const char *name, struct pf_dm_dev *ret)
+{
+	struct dm_task *dmt = dm_task_create(DM_DEVICE_INFO);
+	struct dm_info info;
+	const char *uuid;
+	int r = 0;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_set_name(dmt, name) || !dm_task_no_open_count(dmt) || !dm_task_run(dmt) ||
+	    !dm_task_get_info(dmt, &info)) {
+		r = -EIO;
+		goto out;
+	}
+	if (!info.exists) {
+		r = 1;
+		goto out;
+	}
+	uuid = dm_task_get_uuid(dmt);
+	(void)snprintf(ret->name, sizeof(ret->name), "%s", name);
+	(void)snprintf(ret->uuid, sizeof(ret->uuid), "%s", uuid ? uuid : "");
+	ret->live = info.live_table && !info.suspended;
+out:
+	dm_task_destroy(dmt);
+	return r;
+}
+
+int pf_dm_list(struct pf_dm_dev **ret, size_t *ret_n)
+{
+	struct dm_task *dmt = dm_task_create(DM_DEVICE_LIST);
+	struct pf_dm_dev *devs = NULL;
+	size_t n = 0, cap = 0;
+	struct dm_names *names;
+	int r = 0;
+
+	if (!dmt)
+		return -ENOMEM;
+	if (!dm_task_run(dmt) || !(names = dm_task_get_names(dmt))) {
+		r = -EIO;
+		goto out;
+	}
+	/* an empty list is one entry with dev 0 */
+	for (unsigned next = names->dev ? 1 : 0; next && r == 0;) {
+		int k;
+
+		r = pf_grow(&devs, &cap, n + 1, PF_DM_LIST_MAX);
+		if (r < 0)
+			break;
+		k = dev_info(names->name, &devs[n]);
+		if (k < 0)
+			r = k;
+		else if (k == 0)
+			n++;
+		next = names->next;
+		names = (struct dm_names *)(void *)((char *)names + next);
+	}
+out:
+	dm_task_destroy(dmt);
+	if (r < 0) {
+		free(devs);
+		return r;
+	}
+	*ret = devs;
+	*ret_n = n;
+	return 0;
 }

@@ -96,6 +96,22 @@ int pf_dm_bdev_read_ahead(const char *path, uint32_t *ret) _nonnull_(1, 2) _must
  */
 bool pf_dm_available(const char *dev_dir) _nonnull_(1);
 
+/* A device-mapper device as DM_DEVICE_INFO shows it. */
+struct pf_dm_dev {
+	char name[PF_DM_NAME_LEN];
+	char uuid[PF_DM_UUID_LEN];
+	bool live; /* a live table and not suspended: in use as an LV would be */
+};
+
+/* Devices listed at most: far above any host, bounded all the same. */
+#define PF_DM_LIST_MAX (1U << 20)
+
+/*
+ * Every device-mapper device with its UUID and state, for --status (no device is opened).
+ * Returns 0 with *ret (free()) and *ret_n, -E2BIG past PF_DM_LIST_MAX, -ENOMEM or -EIO.
+ */
+int pf_dm_list(struct pf_dm_dev **ret, size_t *ret_n) _nonnull_(1, 2) _must_check_;
+
 /* Free libdevmapper's caches; call when done with device-mapper. */
 void pf_dm_release(void);
 

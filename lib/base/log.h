@@ -3,6 +3,8 @@
 #ifndef PF_LOG_H
 #define PF_LOG_H
 
+#include <stdbool.h>
+
 #include "base/macro.h"
 
 enum pf_log_level {
@@ -19,6 +21,13 @@ enum pf_log_level pf_log_get_level(void);
 /* Prefix every line (e.g. "pvscan-fast: "); NULL for none. The string must outlive logging. */
 void pf_log_set_prefix(const char *prefix);
 void pf_log(enum pf_log_level level, const char *fmt, ...) _printf_(2, 3);
+/*
+ * Another destination for messages (the engine's journal): sink gets every message at
+ * PF_LOG_NOTICE or more urgent, whatever the level shown on stderr, without the prefix.
+ * stderr_too false: stderr is the same destination, so nothing is printed there. NULL: none.
+ */
+typedef void (*pf_log_sink_fn)(enum pf_log_level level, const char *msg);
+void pf_log_set_sink(pf_log_sink_fn sink, bool stderr_too);
 
 #define pf_err(...) pf_log(PF_LOG_ERR, __VA_ARGS__)
 #define pf_warn(...) pf_log(PF_LOG_WARN, __VA_ARGS__)
