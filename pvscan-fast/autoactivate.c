@@ -42,36 +42,28 @@
  * --devicesfile and --driverloaded go along, as lvm2's pvscan activates under them. The child
  * holds nothing of ours but its output files, and gets SIGTERM when we die.
  */
-static int spawn_lvm(const struct pf_opts *o, const char *vgname, int out_fd, int err_fd,
-		     pid_t *ret)
+static int spawn_lvm(const struct pf_opts *o, bool degraded, const char *vgname, int out_fd,
+		     int err_fd, pid_t *ret)
 {
 	const char *lvm = getenv("PVSCAN_FAST_LVM");
-	static const char *const head[] = { "vgchange", "-aay", "--autoactivation", "event" };
+	static const char *const event[] = { "vgchange", "-aay", "--autoactivation", "event" };
+	/* not an event activation: that refuses a VG with a PV missing */
+	static const char *const deg[] = { "vgchange", "-aay", "--activationmode", "degraded" };
+	const char *const *head = degraded ? deg : event;
 	_cleanup_free_ char **argv = NULL;
+	_Static_assert(ARRAY_SIZE(event) == ARRAY_SIZE(deg), "one length for both heads");
 	pid_t parent = getpid(), pid;
 	size_t n = 0;
 
-	/* o->n_config is capped by options.c's CONFIG_ARGS_MAX */
-	argv = calloc(1 + ARRAY_SIZE(head) + 2 * o->n_config + 2 + 2 + 2, sizeof(*argv));
+	argv = calloc(1 + ARRAY_SIZE(event) + PF_CMD_PASSED_ARGS_MAX + 2, sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
 	if (!lvm || !*lvm)
 		lvm = PF_LVM_PATH;
 	argv[n++] = (char *)lvm;
-	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(event); i++)
 		argv[n++] = (char *)head[i];
-	for (size_t i = 0; i < o->n_config; i++) {
-		argv[n++] = (char *)"--config";
-		argv[n++] = (char *)o->config[i];
-	}
-	if (o->devicesfile) {
-		argv[n++] = (char *)"--devicesfile";
-		argv[n++] = (char *)o->devicesfile;
-	}
-	if (o->driverloaded) {
-		argv[n++] = (char *)"--driverloaded";
-		argv[n++] = (char *)o->driverloaded;
-	}
+	n += pf_cmd_passed_args(o, argv + n);
 	argv[n++] = (char *)vgname;
 	(void)fflush(stdout);
 	(void)fflush(stderr);
@@ -116,6 +108,7 @@ struct child {
 	int out_fd, err_fd;	/* memfds */
 	uint64_t deadline_ns;	/* SIGTERM then; SIGKILL KILL_GRACE_MS later */
 	bool started, done, ok;
+	int exit_status;	/* lvm2's exit status, 128 + N when killed by signal N, -1 */
 	bool timed_out, killed; /* sent SIGTERM at the deadline; sent SIGKILL */
 	bool left;		/* not run, or stopped by our own termination: journaled */
 };
@@ -151,7 +144,7 @@ static int start_child(struct pf_autoactivate *a, const char *vg, struct child *
 		child_close(c);
 		return -errno;
 	}
-	r = spawn_lvm(a->o, vg, c->out_fd, c->err_fd, &c->pid);
+	r = spawn_lvm(a->o, a->degraded, vg, c->out_fd, c->err_fd, &c->pid);
 	if (r < 0)
 		child_close(c);
 	return r;
@@ -167,6 +160,8 @@ static bool reap(struct child *c)
 		return false;
 	c->done = true;
 	c->ok = pid > 0 && !c->timed_out && exited_ok(st);
+	if (pid > 0)
+		c->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	/* what our own SIGTERM cut short is done again by the next leader */
 	c->left = pid > 0 && pf_stop_requested() && !c->ok && !c->timed_out;
 	return true;
@@ -198,6 +193,7 @@ static void show(struct pf_autoactivate *a, const char *vg, struct child *c)
 	copy_out(c->out_fd, stdout);
 	copy_out(c->err_fd, stderr);
 	child_close(c);
+	a->last_exit = c->exit_status;
 	if (c->left) {
 		pf_warn("  VG %s is left for the next pvscan-fast run: stopped by signal %d.", vg,
 			pf_stop_signal());
@@ -226,7 +222,7 @@ static void delegate(struct pf_autoactivate *a, char (*vgs)[PF_NAME_MAX + 1], si
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		ch[i] = (struct child){ .pid = -1, .out_fd = -1, .err_fd = -1 };
+		ch[i] = (struct child){ .pid = -1, .out_fd = -1, .err_fd = -1, .exit_status = -1 };
 	while (shown < n) {
 		bool reaped = false;
 		uint64_t now;
@@ -531,4 +527,15 @@ void pf_autoactivate_recover(struct pf_autoactivate *a, const char *vg)
 		return;
 	}
 	delegate(a, one, 1);
+}
+
+void pf_autoactivate_degraded(struct pf_autoactivate *a, const char *vg)
+{
+	char one[1][PF_NAME_MAX + 1];
+
+	(void)snprintf(one[0], sizeof(one[0]), "%s", vg);
+	a->degraded = true;
+	a->last_exit = -1;
+	delegate(a, one, 1);
+	a->degraded = false;
 }
