@@ -548,6 +548,6 @@ void pf_autoactivate_degraded(struct pf_autoactivate *a, const char *vg)
 	(void)snprintf(one[0], sizeof(one[0]), "%s", vg);
 	a->degraded = true;
 	a->last_exit = -1;
-	delegate(a, one, 1);
+	delegate(a, one, 1, "degraded");
 	a->degraded = false;
 }

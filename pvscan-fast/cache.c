@@ -359,7 +359,12 @@ static int pass_read(struct pass *p, const struct pf_scan_arg *args, size_t n_ar
 				   .n_args = p->all ? 0 : n_args,
 				   .timeout_ms = j->o->timeout_s * 1000U,
 				   .devicesfile = j->o->devicesfile,
-				   .lock_timeout_ms = j->st->lock_timeout_sec * 1000U };
+				   .lock_timeout_ms = j->st->lock_timeout_sec * 1000U,
+				   /* the first leader since boot, started by udev's rule */
+				   .udev_announced_only = p->all && !j->full_cmd && j->o->autoactivation &&
+							  strcmp(j->o->autoactivation, "event") == 0,
+				   .announced = args,
+				   .n_announced = n_args };
 	int r = pf_scan_run(&so, &p->scan);
 
 	if (r < 0) {

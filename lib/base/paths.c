@@ -29,9 +29,10 @@ int pf_paths_from_env(struct pf_paths *ret)
 		.run = env_or("PVSCAN_FAST_RUN_DIR", "/run/lvm"),
 		.lock = env_or("PVSCAN_FAST_LOCK_DIR", "/run/lock/lvm"),
 		.fstab = env_or("PVSCAN_FAST_FSTAB", "/etc/fstab"),
+		.udev = env_or("PVSCAN_FAST_UDEV_DIR", "/run/udev"),
 	};
 
-	if (!p.sys || !p.dev || !p.proc || !p.etc || !p.run || !p.lock || !p.fstab) {
+	if (!p.sys || !p.dev || !p.proc || !p.etc || !p.run || !p.lock || !p.fstab || !p.udev) {
 		pf_paths_release(&p);
 		return -ENOMEM;
 	}
@@ -50,6 +51,7 @@ void pf_paths_release(struct pf_paths *p)
 	free(p->run);
 	free(p->lock);
 	free(p->fstab);
+	free(p->udev);
 	memset(p, 0, sizeof(*p));
 }
 

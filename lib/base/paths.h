@@ -18,6 +18,7 @@ struct pf_paths {
 	char *run;  /* PVSCAN_FAST_RUN_DIR, default "/run/lvm" */
 	char *lock; /* PVSCAN_FAST_LOCK_DIR, default "/run/lock/lvm" */
 	char *fstab; /* PVSCAN_FAST_FSTAB, default "/etc/fstab" (tests) */
+	char *udev;  /* PVSCAN_FAST_UDEV_DIR, default "/run/udev" (tests); NULL: no udev */
 };
 
 /* Fill from the environment (empty values count as unset). Returns 0 or -ENOMEM. */

@@ -16,6 +16,7 @@
 #include "device/devtypes.h"
 #include "device/filter.h"
 #include "device/sysfs.h"
+#include "device/udevdb.h"
 #include "io/reader.h"
 #include "io/stuck.h"
 #include "scan/scan.h"
@@ -639,6 +640,36 @@ static void settle_duplicates(const struct pf_paths *paths, struct pf_scan *s, b
 			s->devs[i].dup_of = s->devs[s->devs[i].dup_of].dup_of;
 }
 
+static bool announced(const struct pf_scan_opts *o, const struct pf_dev *d)
+{
+	for (size_t i = 0; i < o->n_announced; i++)
+		if (!o->announced[i].path && o->announced[i].major == d->major &&
+		    o->announced[i].minor == d->minor)
+			return true;
+	return false;
+}
+
+/* udev's verdict on the devices of a full scan it started (pf_scan_opts.udev_announced_only). */
+static int udev_gate(const struct pf_scan_opts *o, struct pf_scan *s)
+{
+	if (!o->udev_announced_only || !o->paths->udev || !pf_udevdb_running(o->paths->udev))
+		return 0;
+	for (size_t i = 0; i < s->n; i++) {
+		struct pf_scan_dev *d = &s->devs[i];
+		enum pf_udevdb_verdict v;
+		int r;
+
+		if (d->outcome != PF_SCAN_READ || announced(o, &d->dev))
+			continue;
+		r = pf_udevdb_verdict(o->paths->udev, d->dev.major, d->dev.minor, &v);
+		if (r < 0)
+			return r;
+		if (v != PF_UDEVDB_USE)
+			excluded(d, pf_udevdb_reason(v));
+	}
+	return 0;
+}
+
 int pf_scan_run(const struct pf_scan_opts *o, struct pf_scan *ret)
 {
 	struct pf_scan s = { 0 };
@@ -659,6 +690,8 @@ int pf_scan_run(const struct pf_scan_opts *o, struct pf_scan *ret)
 		if (r == 0)
 			r = take_devices(&s, &list);
 		pf_dev_list_release(&list);
+		if (r == 0)
+			r = udev_gate(o, &s);
 	}
 	if (r == 0 && filters_need_aliases(&f, o->args != NULL)) {
 		r = load_aliases(o, &s);

@@ -83,6 +83,15 @@ struct pf_scan_opts {
 	bool no_aio;			/* read with pread (one device: no aio context to tear down) */
 	/* What the devices of the pass may keep of their metadata; 0: pf_scan_default_budget() */
 	uint64_t mem_budget_bytes;
+	/*
+	 * A full scan started by udev events (lvm2 reads only the devices its rule ran for): while
+	 * udev runs, leave out the devices it has not processed yet (their own events come later)
+	 * and those it marked for lvm2's rule to skip (udevdb.h), but never one of announced,
+	 * which events named.
+	 */
+	bool udev_announced_only;
+	const struct pf_scan_arg *announced;
+	size_t n_announced;
 };
 
 /*

@@ -2,7 +2,7 @@
 /*
  * The scan pass's metadata memory budget: a full scan over a fake sysfs whose disks are
  * image files of built PVs, with a budget too small for all of them; one giant device first
- * costs only itself.
+ * costs only itself. The first leader's full scan under udev reads only what udev announced.
  */
 #include "config.h"
 
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/paths.h"
 #include "build.h"
 #include "config/settings.h"
 #include "fakesys.h"
@@ -234,6 +235,56 @@ START_TEST(test_budget_tiny)
 }
 END_TEST
 
+/* sd<c>'s outcome in s */
+static const struct pf_scan_dev *dev_of(const struct pf_scan *s, unsigned minor)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->devs[i].dev.minor == minor)
+			return &s->devs[i];
+	ck_abort_msg("no device 8:%u", minor);
+	return NULL;
+}
+
+/*
+ * Started by udev: sda processed, sdb a multipath path by udev's verdict, sdc not processed
+ * yet but named by an event, sdd not processed: sdb and sdd are left out, until udev stops.
+ */
+START_TEST(test_udev_gate)
+{
+	static const struct pf_scan_arg named = { .major = 8, .minor = 32 };
+	struct pf_settings st;
+	struct pf_diag diag = { 0 };
+	struct pf_scan_opts o = { .paths = &fs.paths, .settings = &st, .timeout_ms = 10000,
+				  .devicesfile = "", .udev_announced_only = true,
+				  .announced = &named, .n_announced = 1 };
+	struct pf_scan s;
+
+	for (unsigned n = 0; n < N_DEVS; n++)
+		make_pv(n);
+	fs.paths.udev = pf_path_join(fs.root, "udev");
+	ck_assert_ptr_nonnull(fs.paths.udev);
+	fakesys_write(&fs, "udev/control", "");
+	fakesys_write(&fs, "udev/data/b8:0", "I:1\nE:ID_FS_TYPE=LVM2_member\n");
+	fakesys_write(&fs, "udev/data/b8:16", "E:ID_FS_TYPE=LVM2_member\nE:DM_MULTIPATH_DEVICE_PATH=1\n");
+	ck_assert_int_eq(pf_settings_load(fs.paths.etc, NULL, 0, &st, &diag), 0);
+	ck_assert_int_eq(pf_scan_run(&o, &s), 0);
+	ck_assert_int_eq(dev_of(&s, 0)->outcome, PF_SCAN_READ);
+	ck_assert_int_eq(dev_of(&s, 16)->outcome, PF_SCAN_EXCLUDED);
+	ck_assert_str_eq(dev_of(&s, 16)->reason, "device is a multipath path (udev)");
+	ck_assert_int_eq(dev_of(&s, 32)->outcome, PF_SCAN_READ);
+	ck_assert_int_eq(dev_of(&s, 48)->outcome, PF_SCAN_EXCLUDED);
+	ck_assert_ptr_nonnull(strstr(dev_of(&s, 48)->reason, "not processed by udev yet"));
+	pf_scan_release(&s);
+	/* udev not running (an initramfs without it): every device is read */
+	fakesys_unlink(&fs, "udev/control");
+	ck_assert_int_eq(pf_scan_run(&o, &s), 0);
+	for (size_t i = 0; i < s.n; i++)
+		ck_assert_int_eq(s.devs[i].outcome, PF_SCAN_READ);
+	pf_scan_release(&s);
+	pf_settings_release(&st);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("scan");
@@ -244,6 +295,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_budget_used_up);
 	tcase_add_test(tc, test_budget_giant_first);
 	tcase_add_test(tc, test_budget_tiny);
+	tcase_add_test(tc, test_udev_gate);
 	suite_add_tcase(s, tc);
 	return s;
 }
