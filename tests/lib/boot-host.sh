@@ -186,3 +186,27 @@ boot_run() {
 	grep -E '^(PASS|FAIL|TIME|INFO|WALL)' "$work/$1/report.log" | sed "s|^|# $1: |"
 	return $_rc
 }
+
+# boot_dm NAME: the device-mapper devices of boot NAME as its report gives them (names, UUIDs,
+# tables), the disks in the tables named by their SCSI address instead of their device
+# number, which depends on the order the kernel found them.
+boot_dm() {
+	awk '$1 == "DEV" { addr[$2] = $3 }
+		$1 == "DM" { print }
+		$1 == "TABLE" { for (i = 2; i <= NF; i++) if ($i in addr) $i = addr[$i]; print }' \
+		"$work/$1/report.log"
+}
+
+# boot_same_dm NAME OTHER: both boots left the same device-mapper devices (t_pass/t_fail).
+boot_same_dm() {
+	boot_dm "$1" >"$work/$1.dm"
+	boot_dm "$2" >"$work/$2.dm"
+	if [ ! -s "$work/$1.dm" ]; then
+		t_fail "$1: no device-mapper device in its report"
+	elif cmp -s "$work/$1.dm" "$work/$2.dm"; then
+		t_pass "$1 and $2: the same dm names, UUIDs and tables ($(grep -c '^DM' "$work/$1.dm") devices)"
+	else
+		t_fail "$1 and $2 left different dm devices"
+		diff "$work/$2.dm" "$work/$1.dm" | sed 's/^/#   /' | head -40
+	fi
+}
