@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,10 @@
 #include "base/clock.h"
 #include "base/grow.h"
 #include "base/stop.h"
+
+/* the misc device of device-mapper's control node; opening it has the kernel load dm-mod */
+#define DM_CONTROL_MAJOR 10
+#define DM_CONTROL_MINOR 236
 
 #define WAIT_POLL_MS 5U
 /* Undoing a half-made device is a failure path: it must not hold the leader long. */
@@ -301,13 +306,26 @@ int pf_dm_bdev_read_ahead(const char *path, uint32_t *ret)
 
 bool pf_dm_available(const char *dev_dir)
 {
-	char path[512];
+	char dir[512], path[sizeof(dir) + sizeof("/control")];
+	bool made_dir = false, made_node = false;
 	int fd;
 
-	(void)snprintf(path, sizeof(path), "%s/mapper/control", dev_dir);
+	(void)snprintf(dir, sizeof(dir), "%s/mapper", dev_dir);
+	(void)snprintf(path, sizeof(path), "%s/control", dir);
 	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0 && errno == ENOENT) {
+		made_dir = mkdir(dir, 0755) == 0;
+		made_node = mknod(path, S_IFCHR | 0600, makedev(DM_CONTROL_MAJOR, DM_CONTROL_MINOR)) == 0;
+		if (made_node)
+			fd = open(path, O_RDWR | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		if (made_node)
+			(void)unlink(path);
+		if (made_dir)
+			(void)rmdir(dir);
 		return false;
+	}
 	(void)close(fd);
 	return true;
 }

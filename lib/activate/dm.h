@@ -92,7 +92,10 @@ int pf_dm_bdev_read_ahead(const char *path, uint32_t *ret) _nonnull_(1, 2) _must
 
 /*
  * Whether the kernel has device-mapper: <dev_dir>/mapper/control opens. Asked quietly, before
- * libdevmapper (which complains on stderr) is touched.
+ * libdevmapper (which complains on stderr) is touched. A missing node is made first, as
+ * libdevmapper makes it: in an initramfs without systemd nothing makes it before dm-mod is
+ * loaded, and opening it has the kernel load dm-mod. A node (and directory) made here that
+ * does not open is removed again.
  */
 bool pf_dm_available(const char *dev_dir) _nonnull_(1);
 

@@ -149,6 +149,9 @@ for n in $(awk '{ print $1 }' /tmp/dm); do
 	[ -z "$u" ] || [ "$u" -le "$last" ] || last=$u
 done
 echo "TIME lvs-active $(awk -v u="$last" 'BEGIN { printf "%.2f", u / 1e6 }')"
+u=$(udevadm info --query=property --property=USEC_INITIALIZED --value /dev/mapper/vgroot-root \
+	2>/dev/null)
+echo "TIME root-active $(awk -v u="${u:-0}" 'BEGIN { printf "%.2f", u / 1e6 }')"
 echo "TIME multi-user $(systemctl show -P ActiveEnterTimestampMonotonic multi-user.target |
 	awk '{ printf "%.2f", $1 / 1e6 }')"
 echo "TIME switch-root $(systemctl show -P UserspaceTimestampMonotonic |
