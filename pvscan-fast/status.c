@@ -43,6 +43,7 @@ static const char *state_name(enum pf_status_vg_state s)
 	case PF_STATUS_VG_COMPLETE: return "complete";
 	case PF_STATUS_VG_INCOMPLETE: return "incomplete";
 	case PF_STATUS_VG_REFUSED: return "refused";
+	case PF_STATUS_VG_DEGRADED: return "degraded";
 	}
 	return "?";
 }

@@ -578,6 +578,14 @@ static void judge_vg(const struct pf_status *s, struct pf_status_vg *vg)
 	vg->problem[0] = '\0';
 	if (vg->state == PF_STATUS_VG_REFUSED)
 		return; /* autoactivation intends it down */
+	/* up without some of its PVs: what was asked for, and still not the VG complete */
+	if (vg->state == PF_STATUS_VG_INCOMPLETE && eq(vg->how, "degraded") &&
+	    eq(vg->act_res, "ok")) {
+		vg->state = PF_STATUS_VG_DEGRADED;
+		problem(vg, "degraded: %u PV%s missing, activated without", vg->need,
+			vg->need == 1 ? "" : "s");
+		return;
+	}
 	if (vg->state == PF_STATUS_VG_INCOMPLETE) {
 		problem(vg, "incomplete: %u PV%s missing", vg->need, vg->need == 1 ? "" : "s");
 		return;

@@ -16,7 +16,7 @@
  *   vg        vg= vgid= state=complete|incomplete need=N pvs=N
  *   missing   vg= pvid= hint= size=SECTORS   after an incomplete vg record, one per PV
  *   claim     vg= res=ours|taken              vgs_online/VG created, or there already
- *   activate  vg= how=native|lvm2|recover     activation began
+ *   activate  vg= how=native|lvm2|recover|degraded|udev   activation began
  *   lv        vg= lv= uuid= res=loaded|active|skipped|failed why=
  *   activated vg= how= res=ok|failed status=N why= active=N
  *   rotated                                   the generation before is records.old
@@ -41,6 +41,7 @@ enum pf_status_vg_state {
 	PF_STATUS_VG_INCOMPLETE,
 	PF_STATUS_VG_COMPLETE,
 	PF_STATUS_VG_REFUSED, /* lvm2 would not autoactivate it at all: refused says why */
+	PF_STATUS_VG_DEGRADED, /* incomplete, and activated so (how "degraded") all the same */
 };
 
 struct pf_status_missing {

@@ -158,6 +158,33 @@ START_TEST(test_verdicts)
 }
 END_TEST
 
+START_TEST(test_degraded)
+{
+	static const char log[] =
+		"pfr1 1 1 dev dev=8:16 name=/dev/sdb res=read pvid=P0 vg=r1 act=1\n"
+		"pfr1 2 1 vg vg=r1 state=incomplete need=1\n"
+		"pfr1 3 1 missing vg=r1 pvid=P1 hint=/dev/sdc size=8\n"
+		"pfr1 30 1 activate vg=r1 how=degraded\n"
+		"pfr1 31 1 activated vg=r1 how=degraded res=ok status=0\n";
+	struct pf_status s;
+
+	load(&s, log);
+	pf_status_judge(&s);
+	ck_assert_int_eq(s.vgs[0].state, PF_STATUS_VG_DEGRADED);
+	ck_assert_str_eq(s.vgs[0].problem, "degraded: 1 PV missing, activated without");
+	ck_assert(!s.healthy);
+	pf_status_release(&s);
+	/* the missing PV came back: complete, and the degraded activation is history */
+	load(&s, "pfr1 1 1 vg vg=r1 state=incomplete need=1\n"
+		 "pfr1 31 1 activated vg=r1 how=degraded res=ok status=0\n"
+		 "pfr1 40 1 vg vg=r1 state=complete\n");
+	pf_status_judge(&s);
+	ck_assert_int_eq(s.vgs[0].state, PF_STATUS_VG_COMPLETE);
+	ck_assert(s.healthy);
+	pf_status_release(&s);
+}
+END_TEST
+
 START_TEST(test_unclaimed_and_junk)
 {
 	static const char log[] =
@@ -251,6 +278,7 @@ static Suite *make_suite(void)
 
 	tcase_add_test(tc, test_assemble);
 	tcase_add_test(tc, test_verdicts);
+	tcase_add_test(tc, test_degraded);
 	tcase_add_test(tc, test_unclaimed_and_junk);
 	tcase_add_test(tc, test_queue);
 	suite_add_tcase(s, tc);
