@@ -33,7 +33,7 @@
 /* What a transient service must see of ours: where the state is, and the tests' overrides. */
 static const char *const passed_env[] = {
 	"PVSCAN_FAST_RUN_DIR", "PVSCAN_FAST_LOCK_DIR", "PVSCAN_FAST_ENGINE", "PVSCAN_FAST_DEBUG",
-	"PVSCAN_FAST_LVM", "LVM_SYSTEM_DIR",
+	"PVSCAN_FAST_LVM", "PVSCAN_FAST_JOURNAL", "LVM_SYSTEM_DIR",
 };
 /* --setenv=NAME=VALUE strings for systemd-run: bounded by the list above. */
 #define SETENV_MAX (sizeof(passed_env) / sizeof(passed_env[0]) + 1)
