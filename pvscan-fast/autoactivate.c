@@ -395,8 +395,8 @@ static void finish_batch(struct pf_autoactivate *a, struct pf_dm_batch *b,
 	for (size_t i = 0; i < n; i++) {
 		struct pf_diag why = { 0 };
 
-		/* Under DM_DISABLE_UDEV the links are ours to make, as lvm2 makes them then. */
-		if (pf_dm_nodes_ours() && res[i].outcome == PF_ACTIVATE_DONE &&
+		/* lvm2 makes the links itself when udev may not (dm.h's policy) */
+		if (b->udev.nodes_ours && res[i].outcome == PF_ACTIVATE_DONE &&
 		    pf_devlinks_add(a->paths->dev, names[i], &res[i], &why) < 0)
 			pf_warn("  WARNING: %s.", why.msg);
 		report(a, names[i], &res[i]);
@@ -420,7 +420,10 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 	_cleanup_free_ struct pf_activate_result *held = NULL;
 	_cleanup_free_ char(*held_names)[PF_NAME_MAX + 1] = NULL;
 	_cleanup_free_ char(*lvm2_vgs)[PF_NAME_MAX + 1] = NULL;
-	struct pf_dm_batch batch = { 0 };
+	struct pf_dm_batch batch = {
+		.udev = pf_dm_udev_policy(pf_dm_udev_disabled(), a->st->udev_rules,
+					  a->st->udev_sync, a->st->verify_udev_operations),
+	};
 	size_t n_held = 0, n_lvm2 = 0;
 	/* Without device-mapper (or told not to use it) lvm2 says what can be done. */
 	bool dm = !o->driverloaded_no && pf_dm_available(a->paths->dev);

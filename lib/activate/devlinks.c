@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The /dev/VG/LV links lvm2 makes itself under DM_DISABLE_UDEV. */
+/* The /dev/VG/LV links lvm2 makes itself when udev may not (dm.h's policy). */
 #include "config.h"
 
 #include <errno.h>

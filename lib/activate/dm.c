@@ -89,29 +89,49 @@ static int wait_cookie(uint32_t cookie, unsigned timeout_ms)
 	return -ETIMEDOUT;
 }
 
-bool pf_dm_nodes_ours(void)
+bool pf_dm_udev_disabled(void)
 {
 	return getenv("DM_DISABLE_UDEV") != NULL;
 }
 
-/*
- * lvm2's flags for a visible top-level LV: udev makes the nodes and links, not the library;
- * with DM_DISABLE_UDEV (an initramfs with no udev) the library makes /dev/mapper's nodes.
- */
-static uint16_t lv_udev_flags(void)
+struct pf_dm_udev pf_dm_udev_policy(bool disable_udev, bool udev_rules, bool udev_sync,
+				    bool verify_udev_operations)
 {
-	return pf_dm_nodes_ours() ? 0 : DM_UDEV_DISABLE_LIBRARY_FALLBACK;
+	struct pf_dm_udev u = { 0 };
+
+	if (disable_udev)
+		udev_rules = udev_sync = false;
+	u.no_rules = !udev_rules;
+	u.no_sync = !udev_sync;
+	u.nodes_ours = !udev_rules || verify_udev_operations;
+	return u;
+}
+
+/*
+ * lvm2's flags for a visible top-level LV. Unless the nodes are ours, the library must not make
+ * them either: udev does, even when it is not running yet (lvm2 leaves them to it too).
+ */
+static uint16_t lv_udev_flags(const struct pf_dm_udev *u)
+{
+	uint16_t f = u->nodes_ours ? 0 : DM_UDEV_DISABLE_LIBRARY_FALLBACK;
+
+	if (u->no_rules)
+		f |= DM_UDEV_DISABLE_DM_RULES_FLAG | DM_UDEV_DISABLE_SUBSYSTEM_RULES_FLAG;
+	/* libdevmapper's switch is global: lvm2 sets it from udev_sync once per command */
+	if (u->no_sync)
+		dm_udev_set_sync_support(0);
+	return f;
 }
 
 /* Undo a half-made device, with a cookie of its own so udev forgets it too. */
-static void remove_device(const char *name)
+static void remove_device(const char *name, const struct pf_dm_udev *u)
 {
 	struct dm_task *dmt = dm_task_create(DM_DEVICE_REMOVE);
 	uint32_t cookie = 0;
 
 	if (!dmt)
 		return;
-	if (dm_task_set_name(dmt, name) && dm_task_set_cookie(dmt, &cookie, lv_udev_flags()))
+	if (dm_task_set_name(dmt, name) && dm_task_set_cookie(dmt, &cookie, lv_udev_flags(u)))
 		(void)dm_task_run(dmt);
 	if (cookie)
 		(void)wait_cookie(cookie, REMOVE_UDEV_TIMEOUT_MS);
@@ -205,7 +225,7 @@ static int resume(struct pf_dm_batch *b, const struct pf_dm_table *t, const stru
 	if (!dm_task_set_name(dmt, t->name) || !dm_task_set_major(dmt, info->major) ||
 	    !dm_task_set_minor(dmt, info->minor) || !dm_task_no_open_count(dmt) ||
 	    (ra != DM_READ_AHEAD_AUTO && !dm_task_set_read_ahead(dmt, ra, ra_flags)) ||
-	    !dm_task_set_cookie(dmt, &b->cookie, lv_udev_flags())) {
+	    !dm_task_set_cookie(dmt, &b->cookie, lv_udev_flags(&b->udev))) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -233,7 +253,7 @@ int pf_dm_activate(struct pf_dm_batch *b, const struct pf_dm_table *t, uint32_t 
 	if (r == 0)
 		r = resume(b, t, &info, pv_read_ahead, reterr);
 	if (r < 0) {
-		remove_device(t->name);
+		remove_device(t->name, &b->udev);
 		return r;
 	}
 	*ret_major = info.major;

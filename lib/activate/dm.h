@@ -23,11 +23,34 @@ enum pf_dm_lv_state {
 	PF_DM_LV_OTHER,	  /* any other state: lvm2 renames or reloads; leave it to lvm2 */
 };
 
+/*
+ * Who makes the LVs' /dev entries and whether udev is waited for. All false is lvm2's default:
+ * udev makes /dev/mapper's nodes and the /dev/VG/LV links, and a batch waits for it.
+ */
+struct pf_dm_udev {
+	bool nodes_ours; /* libdevmapper makes the nodes, pvscan-fast the links (devlinks.h) */
+	bool no_rules;	 /* udev's dm and LVM rules are told to leave the devices alone */
+	bool no_sync;	 /* nobody waits for udev */
+};
+
 /* A batch of activations sharing one udev cookie. */
 struct pf_dm_batch {
-	uint32_t cookie;  /* 0 until the first resume */
-	unsigned resumed; /* devices resumed since the last wait */
+	uint32_t cookie;      /* 0 until the first resume */
+	unsigned resumed;     /* devices resumed since the last wait */
+	struct pf_dm_udev udev; /* set before the first activation */
 };
+
+/*
+ * lvm2 2.03.16's choice from DM_DISABLE_UDEV (set, as in an initramfs without udev: no rules,
+ * no waiting, nodes and links ours) and lvm.conf's activation/udev_rules (0: the same without
+ * the environment), udev_sync (0: no waiting) and verify_udev_operations (1: nodes and links
+ * made by us as well as by udev, for a udev that may not make them).
+ */
+struct pf_dm_udev pf_dm_udev_policy(bool disable_udev, bool udev_rules, bool udev_sync,
+				    bool verify_udev_operations);
+
+/* DM_DISABLE_UDEV is set in the environment. */
+bool pf_dm_udev_disabled(void);
 
 /* The state of the device for t's UUID, in lvm2's terms (§"already active"). */
 int pf_dm_lv_state(const struct pf_dm_table *t, enum pf_dm_lv_state *ret) _nonnull_(1, 2)
@@ -72,13 +95,6 @@ int pf_dm_bdev_read_ahead(const char *path, uint32_t *ret) _nonnull_(1, 2) _must
  * libdevmapper (which complains on stderr) is touched.
  */
 bool pf_dm_available(const char *dev_dir) _nonnull_(1);
-
-/*
- * DM_DISABLE_UDEV is set, as in an initramfs without udev: libdevmapper makes /dev/mapper's
- * nodes itself, and the /dev/VG/LV links are ours (devlinks.h), as lvm2 makes them then.
- * Otherwise udev makes both, even when it is not running yet (lvm2 leaves them to it too).
- */
-bool pf_dm_nodes_ours(void);
 
 /* A device-mapper device as DM_DEVICE_INFO shows it. */
 struct pf_dm_dev {

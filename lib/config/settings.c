@@ -1119,6 +1119,10 @@ static int extract(struct pf_settings_loader *ld)
 	    (r = get_volume_list(ld, "read_only_volume_list", &s->read_only_volume_list)) < 0 ||
 	    (r = get_bool(ld, "activation", "use_linear_target", true, &s->use_linear_target,
 			  NULL)) < 0 ||
+	    (r = get_bool(ld, "activation", "udev_rules", true, &s->udev_rules, NULL)) < 0 ||
+	    (r = get_bool(ld, "activation", "udev_sync", true, &s->udev_sync, NULL)) < 0 ||
+	    (r = get_bool(ld, "activation", "verify_udev_operations", false,
+			  &s->verify_udev_operations, NULL)) < 0 ||
 	    (r = get_bool(ld, "devices", "allow_changes_with_duplicate_pvs", false,
 			  &s->allow_changes_with_duplicate_pvs, NULL)) < 0 ||
 	    (r = get_str(ld, "activation", "readahead", "auto", false, &str, &e)) < 0)

@@ -87,6 +87,9 @@ struct pf_settings {
 	struct pf_settings_strv read_only_volume_list;	     /* activation/..., unset: none */
 	bool readahead_none;	 /* activation/readahead = "none" (default "auto") */
 	bool use_linear_target;	 /* activation/use_linear_target, default 1 */
+	bool udev_rules;	 /* activation/udev_rules, default 1 */
+	bool udev_sync;		 /* activation/udev_sync, default 1 */
+	bool verify_udev_operations; /* activation/verify_udev_operations, default 0 */
 	bool allow_changes_with_duplicate_pvs; /* devices/..., default 0 */
 	bool hosttags;			   /* tags/hosttags in any loaded file, default 0 */
 	struct pf_settings_strv host_tags; /* the host's tags: hostname if hosttags, tags/<t> */

@@ -68,6 +68,9 @@ static void assert_defaults(const struct pf_settings *s)
 	ck_assert(!s->hosttags);
 	ck_assert(!s->host_tags.set);
 	ck_assert_uint_eq(s->scan_timeout_sec, PF_SETTINGS_SCAN_TIMEOUT_DEFAULT);
+	ck_assert(s->udev_rules);
+	ck_assert(s->udev_sync);
+	ck_assert(!s->verify_udev_operations);
 	ck_assert_uint_eq(s->n_warnings, 0);
 }
 
@@ -255,6 +258,25 @@ START_TEST(test_booleans)
 			      s.n_warnings);
 		pf_settings_release(&s);
 	}
+}
+END_TEST
+
+/* Who makes the LVs' /dev entries: activation/udev_rules, udev_sync, verify_udev_operations. */
+START_TEST(test_udev_keys)
+{
+	struct pf_settings s;
+
+	load_ok("activation/udev_rules=0", &s);
+	ck_assert(!s.udev_rules);
+	ck_assert(s.udev_sync);
+	pf_settings_release(&s);
+	load_ok("activation/udev_sync=0", &s);
+	ck_assert(s.udev_rules);
+	ck_assert(!s.udev_sync);
+	pf_settings_release(&s);
+	load_ok("activation/verify_udev_operations=1", &s);
+	ck_assert(s.verify_udev_operations);
+	pf_settings_release(&s);
 }
 END_TEST
 
@@ -664,6 +686,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_merge_files);
 	tcase_add_test(tc, test_config_override);
 	tcase_add_test(tc, test_booleans);
+	tcase_add_test(tc, test_udev_keys);
 	tcase_add_test(tc, test_value_rules);
 	tcase_add_test(tc, test_refused);
 	tcase_add_test(tc, test_filters);

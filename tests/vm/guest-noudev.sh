@@ -3,10 +3,11 @@
 # Guest script (vm-run.sh --no-udev): activation with no udev running, as in an initramfs
 # without udev. lvm2 2.03.16 makes no /dev node then unless told so by DM_DISABLE_UDEV, under
 # which it lets libdevmapper make /dev/mapper's nodes and makes the /dev/VG/LV links itself.
+# lvm.conf's activation/udev_rules = 0 does the same without the environment, and
+# verify_udev_operations = 1 makes lvm2 make them for a udev that may not.
 # pvscan-fast's --cache -aay must leave the same nodes and links as lvm2's vgchange -aay,
-# leading to the same device numbers, both without and with DM_DISABLE_UDEV (names with
-# hyphens too), and under it
-# lvm2's vgchange -an must take them all away again.
+# leading to the same device numbers, in each of these modes (names with hyphens too), and
+# lvm2's vgchange -an must take them all away again where lvm2 made them.
 set -eu
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
@@ -30,20 +31,22 @@ nodes() {
 }
 
 mkdir -p "$work"
-for mode in plain DM_DISABLE_UDEV; do
-	if [ "$mode" = DM_DISABLE_UDEV ]; then
-		export DM_DISABLE_UDEV=1
-	else
-		unset DM_DISABLE_UDEV
-	fi
-	# no node either way by default: one fixture says it; hyphens test lvm2's name mangling
+for mode in plain DM_DISABLE_UDEV udev_rules verify_udev_operations; do
+	unset DM_DISABLE_UDEV
+	activation=""
+	case $mode in
+	DM_DISABLE_UDEV) export DM_DISABLE_UDEV=1 ;;
+	udev_rules) activation="activation { udev_rules = 0 }" ;;
+	verify_udev_operations) activation="activation { verify_udev_operations = 1 }" ;;
+	esac
+	# no node by default: one fixture says it; hyphens test lvm2's name mangling
 	fxs="single hyphens"
-	[ "$mode" = DM_DISABLE_UDEV ] || fxs=single
+	[ "$mode" != plain ] || fxs=single
 	for fx in $fxs; do
 		wd=$work/$mode/$fx
 		mkdir -p "$wd/run" "$wd/etc"
 		attach_fixture "$fixdir/$fx" "$wd"
-		t_lvm_conf "$wd/etc" "$fixture_devs" "use_devicesfile = 0" ""
+		t_lvm_conf "$wd/etc" "$fixture_devs" "use_devicesfile = 0" "$activation"
 		export LVM_SYSTEM_DIR="$wd/etc"
 		vgs=$(lvm vgs --noheadings -o vg_name 2>/dev/null | tr -d ' ' | sort | tr '\n' ' ')
 		# shellcheck disable=SC2086 # VG names have no blanks
@@ -66,7 +69,7 @@ for mode in plain DM_DISABLE_UDEV; do
 		nodes $links >"$wd/pf.nodes"
 		same "$mode $fx: the nodes and links lvm2 makes ($(wc -l <"$wd/lvm2.nodes"))" \
 			"$wd/lvm2.nodes" "$wd/pf.nodes"
-		if [ "$mode" = DM_DISABLE_UDEV ]; then
+		if [ "$mode" != plain ]; then
 			# shellcheck disable=SC2086
 			lvm vgchange -an $vgs >/dev/null 2>&1 || true
 			# shellcheck disable=SC2086
