@@ -552,6 +552,9 @@ int pf_status_set_dm(struct pf_status *s, bool available, const char *const *uui
 				if (!lv)
 					return -ENOMEM;
 			}
+			/* an LV recorded without its UUID (found active already) is known by name */
+			if (!lv->uuid[0])
+				COPY(lv->uuid, uuids[i]);
 			lv->active = true;
 		}
 	}

@@ -9,8 +9,8 @@
 #            device-mapper (my-vg's hyphenated names as the metadata has them), the hung device
 #            named as timed out, vgtwo incomplete with d2's PVID: exit 5; --status answers
 #            while the device still hangs (it reads no device);
-#   running  an admin's full scan stuck on the hung device: --status sees the leader running
-#            with its pid, and its in-flight work is not a leftover;
+#   running  an admin's full scan held once it has the leader lock: --status sees the leader
+#            running with its pid, and its work is not a leftover;
 #   killed   d2 arrives and its leader is killed (SIGKILL, test build) once vgtwo's activation
 #            is journaled: a leftover, exit 5; --recover hands vgtwo to lvm2, exit status 0,
 #            its LVs live (names from device-mapper): exit 0 with the hang still there;
@@ -111,15 +111,15 @@ check "boot: vgtwo incomplete, d2 missing" \
 	"$(vg vgtwo) | .state == \"incomplete\" and .missing[0].pvid == \"$PVID_T2\" and (.ok | not)"
 check "boot: no leftovers" '.leftovers == false and .leader.running == false'
 
-# --- running: an admin's full scan waits on the hung device meanwhile
-"$PFI" --cache -aay >"$work/admin.out" 2>&1 &
+# --- running: an admin's full scan, held for a while once it has the lock (the test build)
+PVSCAN_FAST_INJECT=locked:delay=30000 "$PFI" --cache -aay >"$work/admin.out" 2>&1 &
 admin=$!
 i=0
 while :; do
 	status running
 	jq -e '.leader.running' "$work/status.json" >/dev/null 2>&1 && break
 	i=$((i + 1))
-	[ $i -lt 300 ] && kill -0 "$admin" 2>/dev/null || break
+	[ $i -lt 600 ] && kill -0 "$admin" 2>/dev/null || break
 	sleep 0.1
 done
 check "running: the leader is seen running, with its pid" ".leader.running and .leader.pid == $admin"
