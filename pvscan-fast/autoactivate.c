@@ -43,36 +43,28 @@
  * --devicesfile and --driverloaded go along, as lvm2's pvscan activates under them. The child
  * holds nothing of ours but its output files, and gets SIGTERM when we die.
  */
-static int spawn_lvm(const struct pf_opts *o, const char *vgname, int out_fd, int err_fd,
-		     pid_t *ret)
+static int spawn_lvm(const struct pf_opts *o, bool degraded, const char *vgname, int out_fd,
+		     int err_fd, pid_t *ret)
 {
 	const char *lvm = getenv("PVSCAN_FAST_LVM");
-	static const char *const head[] = { "vgchange", "-aay", "--autoactivation", "event" };
+	static const char *const event[] = { "vgchange", "-aay", "--autoactivation", "event" };
+	/* not an event activation: that refuses a VG with a PV missing */
+	static const char *const deg[] = { "vgchange", "-aay", "--activationmode", "degraded" };
+	const char *const *head = degraded ? deg : event;
 	_cleanup_free_ char **argv = NULL;
+	_Static_assert(ARRAY_SIZE(event) == ARRAY_SIZE(deg), "one length for both heads");
 	pid_t parent = getpid(), pid;
 	size_t n = 0;
 
-	/* o->n_config is capped by options.c's CONFIG_ARGS_MAX */
-	argv = calloc(1 + ARRAY_SIZE(head) + 2 * o->n_config + 2 + 2 + 2, sizeof(*argv));
+	argv = calloc(1 + ARRAY_SIZE(event) + PF_CMD_PASSED_ARGS_MAX + 2, sizeof(*argv));
 	if (!argv)
 		return -ENOMEM;
 	if (!lvm || !*lvm)
 		lvm = PF_LVM_PATH;
 	argv[n++] = (char *)lvm;
-	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(event); i++)
 		argv[n++] = (char *)head[i];
-	for (size_t i = 0; i < o->n_config; i++) {
-		argv[n++] = (char *)"--config";
-		argv[n++] = (char *)o->config[i];
-	}
-	if (o->devicesfile) {
-		argv[n++] = (char *)"--devicesfile";
-		argv[n++] = (char *)o->devicesfile;
-	}
-	if (o->driverloaded) {
-		argv[n++] = (char *)"--driverloaded";
-		argv[n++] = (char *)o->driverloaded;
-	}
+	n += pf_cmd_passed_args(o, argv + n);
 	argv[n++] = (char *)vgname;
 	(void)fflush(stdout);
 	(void)fflush(stderr);
@@ -153,7 +145,7 @@ static int start_child(struct pf_autoactivate *a, const char *vg, struct child *
 		child_close(c);
 		return -errno;
 	}
-	r = spawn_lvm(a->o, vg, c->out_fd, c->err_fd, &c->pid);
+	r = spawn_lvm(a->o, a->degraded, vg, c->out_fd, c->err_fd, &c->pid);
 	if (r < 0)
 		child_close(c);
 	return r;
@@ -202,6 +194,9 @@ static void show(struct pf_autoactivate *a, const char *vg, const char *how, str
 	copy_out(c->err_fd, stderr);
 	child_close(c);
 	pf_story_lvm2(a->rec, vg, how, c->wstatus, c->timed_out, c->left);
+	a->last_exit = c->wstatus < 0		 ? -1
+		       : WIFEXITED(c->wstatus) ? WEXITSTATUS(c->wstatus)
+					       : 128 + WTERMSIG(c->wstatus);
 	if (c->left) {
 		pf_warn("  VG %s is left for the next pvscan-fast run: stopped by signal %d.", vg,
 			pf_stop_signal());
@@ -515,7 +510,8 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 		}
 		held[n_held] = res;
 		memcpy(held_names[n_held++], vgs[i].name, sizeof(held_names[0]));
-		if (n_held == NATIVE_BATCH_MAX) {
+		/* the boot's VGs are up (udev done with them) before the next VG is loaded */
+		if (n_held == NATIVE_BATCH_MAX || i + 1 == a->n_first) {
 			finish_batch(a, &batch, held, held_names, n_held);
 			n_held = 0;
 		}
@@ -543,4 +539,15 @@ void pf_autoactivate_recover(struct pf_autoactivate *a, const char *vg)
 		return;
 	}
 	delegate(a, one, 1, "recover");
+}
+
+void pf_autoactivate_degraded(struct pf_autoactivate *a, const char *vg)
+{
+	char one[1][PF_NAME_MAX + 1];
+
+	(void)snprintf(one[0], sizeof(one[0]), "%s", vg);
+	a->degraded = true;
+	a->last_exit = -1;
+	delegate(a, one, 1, "degraded");
+	a->degraded = false;
 }

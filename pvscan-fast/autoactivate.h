@@ -32,8 +32,11 @@ struct pf_autoactivate {
 	const char *const *dup_pvids; /* PVIDs this scan found on two devices */
 	size_t n_dup_pvids;
 	bool process_each; /* lvm2 would take its several-VG path (aapolicy.h) */
+	size_t n_first;	   /* the boot's VGs at the head of the list: a batch of their own */
 	int status;	       /* PF_EXIT_FAILED once a VG failed */
 	uint32_t journaled_cookie; /* the batch cookie last journaled in c */
+	bool degraded;		   /* lvm2 runs with --activationmode degraded, not as an event */
+	int last_exit;		   /* the last lvm2's exit status (128 + N: signal N), -1 */
 };
 
 /*
@@ -46,5 +49,11 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 
 /* A VG a dead leader left journaled: activate it (lvm2 finds its devices). */
 void pf_autoactivate_recover(struct pf_autoactivate *a, const char *vg);
+
+/*
+ * An incomplete VG past its degraded deadline: `lvm vgchange -aay --activationmode degraded
+ * VG`, within the activation timeout; a->last_exit says how it ended.
+ */
+void pf_autoactivate_degraded(struct pf_autoactivate *a, const char *vg);
 
 #endif /* PF_CMD_AUTOACTIVATE_H */

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "activate/bootorder.h"
 #include "activate/dm.h"
 #include "autoactivate.h"
 #include "base/grow.h"
@@ -24,6 +25,7 @@
 #include "cmd.h"
 #include "journal.h"
 #include "config/settings.h"
+#include "degraded.h"
 #include "report.h"
 #include "scan/pvcache.h"
 #include "scan/scan.h"
@@ -177,6 +179,25 @@ static bool quick_path_gives_up(const struct cache_run *j, const struct pf_scan 
 }
 
 /*
+ * The VGs the boot waits for (root, /usr, resume: the kernel command line and fstab) go first,
+ * in a batch of their own: behind hundreds of others the root would wait for all of them, and
+ * the initramfs with it. Returns how many are in front.
+ */
+static size_t boot_vgs_first(const struct cache_run *j, struct pf_aa_vg *todo, size_t n)
+{
+	_cleanup_free_ char *cmdline = NULL;
+	struct pf_strv boot = { 0 };
+	size_t front;
+
+	cmdline = pf_path_join(j->paths->proc, "cmdline");
+	if (!cmdline || pf_bootorder_load(cmdline, j->paths->fstab, &boot) < 0)
+		return 0;
+	front = pf_bootorder_front(todo, n, sizeof(*todo), &boot);
+	pf_strv_release(&boot);
+	return front;
+}
+
+/*
  * Claim every complete VG and say so first, then activate the ones claimed, as lvm2 does.
  * Coalescing, each claim is journaled first, so a leader killed between claiming and
  * activating leaves the VG to the next leader instead of down for good. With
@@ -253,6 +274,8 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 	/* lvm2's several-VG path scans labels again, and warns about duplicates there */
 	if (n && a.process_each && !all)
 		pf_report_duplicates(scan);
+	if (n > 1)
+		a.n_first = boot_vgs_first(j, todo, n);
 	pf_autoactivate_run(&a, todo, n, scan);
 	if (a.status != PF_EXIT_OK)
 		run_failed(j, false);
@@ -300,6 +323,8 @@ struct pass {
 	unsigned flags;		       /* the pvscan flags every device shares */
 	struct pf_aa_vg *todo; /* complete VGs a device asked to activate, once each */
 	size_t n_todo, cap_todo;
+	char (*incomplete)[PF_NAME_MAX + 1]; /* VGs a device that asked to activate left short */
+	size_t n_incomplete, cap_incomplete;
 };
 
 static bool any_device(const struct pf_scan *scan)
@@ -391,6 +416,22 @@ static int add_todo(struct pass *p, const char *vg, const struct pf_scan_dev *d)
 	return 0;
 }
 
+/* Collect a VG left incomplete, once, for degraded activation's deadline. */
+static int add_incomplete(struct pass *p, const char *vg)
+{
+	int r;
+
+	for (size_t i = 0; i < p->n_incomplete; i++)
+		if (strcmp(p->incomplete[i], vg) == 0)
+			return 0;
+	r = pf_grow(&p->incomplete, &p->cap_incomplete, p->n_incomplete + 1,
+		    SIZE_MAX / sizeof(*p->incomplete));
+	if (r < 0)
+		return r;
+	(void)snprintf(p->incomplete[p->n_incomplete++], sizeof(p->incomplete[0]), "%s", vg);
+	return 0;
+}
+
 /* Record a PV as lvm2 would and print its lines; act: the device asked for activation. */
 static void pass_record(struct pass *p, struct pf_scan_dev *d, bool act, bool named)
 {
@@ -411,6 +452,8 @@ static void pass_record(struct pass *p, struct pf_scan_dev *d, bool act, bool na
 		pf_story_event(j->rec, j->paths->run, d, ev);
 		if (act && ev->kind == PF_EV_VG_COMPLETE && r >= 0)
 			r = add_todo(p, ev->vg, d);
+		if (act && ev->kind == PF_EV_VG_INCOMPLETE && j->st->degraded_activation && r >= 0)
+			r = add_incomplete(p, ev->vg);
 	}
 	if (r < 0) {
 		pf_report_dev_failed(d->name, r);
@@ -551,10 +594,13 @@ static int scan_pass(struct cache_run *j, const struct pf_scan_arg *args, size_t
 		pass_device(&p, &p.scan.devs[i]);
 	pass_update_state(&p);
 	pass_activate(&p);
+	if (p.n_incomplete)
+		pf_cmd_degraded_note(j->o, j->paths, j->st, p.incomplete, p.n_incomplete);
 	pf_pvcache_release(&p.ps);
 	pf_scan_release(&p.scan);
 	pf_report_pvs_release(&p.seen);
 	free(p.todo);
+	free(p.incomplete);
 	return 0;
 }
 
@@ -808,30 +854,43 @@ static int run(const struct pf_opts *o, const struct pf_paths *paths, const stru
 	return run_plain(&j);
 }
 
-int pf_cmd_cache(const struct pf_opts *o)
+int pf_cmd_setup(const struct pf_opts *o, struct pf_paths *paths, struct pf_settings *st)
 {
-	struct pf_paths paths = { 0 };
-	struct pf_settings st;
 	struct pf_diag diag = { 0 };
-	int r, status;
+	int r;
 
-	r = pf_paths_from_env(&paths);
+	*paths = (struct pf_paths){ 0 };
+	r = pf_paths_from_env(paths);
 	if (r < 0) {
 		pf_err("  Out of memory.");
 		return PF_EXIT_FAILED;
 	}
-	r = pf_settings_load(paths.etc, o->config, o->n_config, &st, &diag);
+	r = pf_settings_load(paths->etc, o->config, o->n_config, st, &diag);
 	if (r < 0) {
 		if (diag.line)
 			pf_err("  %s (line %u, column %u)", diag.msg, diag.line, diag.col);
 		else
 			pf_err("  Failed to load config: %s", diag.msg[0] ? diag.msg : strerror(-r));
-		pf_paths_release(&paths);
+		pf_paths_release(paths);
 		return PF_EXIT_INIT;
 	}
-	for (size_t i = 0; i < st.n_warnings; i++)
-		pf_warn("  WARNING: %s", st.warnings[i].msg);
-	status = run(o, &paths, &st);
+	for (size_t i = 0; i < st->n_warnings; i++)
+		pf_warn("  WARNING: %s", st->warnings[i].msg);
+	return -1;
+}
+
+int pf_cmd_cache(const struct pf_opts *o)
+{
+	struct pf_paths paths;
+	struct pf_settings st;
+	int status = pf_cmd_setup(o, &paths, &st);
+
+	if (status >= 0)
+		return status;
+	if (o->degraded_check)
+		status = pf_cmd_degraded_check(o, &paths, &st);
+	else
+		status = run(o, &paths, &st);
 	pf_settings_release(&st);
 	pf_paths_release(&paths);
 	if (fflush(stdout) != 0)

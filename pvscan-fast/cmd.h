@@ -37,6 +37,7 @@ struct pf_opts {
 	bool no_coalesce;	 /* --nocoalesce: act alone, as lvm2's pvscan does */
 	bool background;	 /* -b: a leader leaves its caller (see pvscan-fast.c) */
 	bool recover;		 /* --recover: lead only when a dead leader left work */
+	bool degraded_check;	 /* --degradedcheck: VGs past their degraded deadline */
 	const char *driverloaded; /* --driverloaded value, passed on to lvm2 */
 	bool driverloaded_no;	  /* --driverloaded n: no device-mapper calls (lvm2 activates) */
 	/* devices */
@@ -72,6 +73,39 @@ unsigned pf_cmd_pending_flags(const struct pf_opts *o);
 int pf_cmd_dump(const struct pf_opts *o);
 int pf_cmd_cache(const struct pf_opts *o);
 int pf_cmd_status(const struct pf_opts *o);
+
+struct pf_paths;
+struct pf_settings;
+/*
+ * The engine's start for the --cache forms: paths from the environment, lvm.conf loaded and
+ * its warnings said. -1 to go on (release both), else the exit status (nothing to release).
+ */
+int pf_cmd_setup(const struct pf_opts *o, struct pf_paths *paths, struct pf_settings *st);
+
+/*
+ * What work started for later (a leader's transient service, a degraded deadline's timer)
+ * must see of the caller's environment: where the state is, and the tests' overrides.
+ * NULL-terminated.
+ */
+extern const char *const pf_cmd_passed_env[];
+
+/*
+ * What a command run on our behalf (lvm2, the degraded check) takes along of ours: --config,
+ * --devicesfile and --driverloaded, as given. Appends them to argv (room for
+ * PF_CMD_PASSED_ARGS_MAX) and returns how many.
+ */
+#define PF_CMD_PASSED_ARGS_MAX (2 * 64 + 4) /* options.c's CONFIG_ARGS_MAX --config pairs */
+size_t pf_cmd_passed_args(const struct pf_opts *o, char **argv);
+
+/*
+ * systemd-run's --setenv=NAME=VALUE for each of pf_cmd_passed_env that is set: into bufs
+ * (max of them), each appended to args. Returns how many, or -ENAMETOOLONG.
+ */
+#define PF_CMD_SETENV_LEN 4160
+int pf_cmd_setenv_args(char (*bufs)[PF_CMD_SETENV_LEN], size_t max, const char **args);
+
+/* Is systemd the init system? (sd_booted()'s test, without linking libsystemd.) */
+bool pf_cmd_systemd_booted(void);
 
 /* The descriptor of the leader lock the command passes to the engine across exec. */
 #define PF_LEADER_FD_ENV "PVSCAN_FAST_LEADER_FD"

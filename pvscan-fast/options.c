@@ -2,12 +2,14 @@
 /* Option parsing with pvscan's command forms, shared by the command and its engine. */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/log.h"
 #include "base/strutil.h"
@@ -59,6 +61,7 @@ enum opt {
 	O_DRYRUN,
 	O_RECOVER,
 	O_STATUS,
+	O_DEGRADEDCHECK,
 	_O_MAX,
 };
 
@@ -83,7 +86,8 @@ static const struct form {
 		  BIT(O_NOUDEVSYNC) | BIT(O_BACKGROUND) },
 	{ BIT(O_CACHE) | BIT(O_ACTIVATE), false,
 	  BIT(O_IGNORELOCKINGFAILURE) | BIT(O_REPORTFORMAT) | BIT(O_MAJOR) | BIT(O_MINOR) |
-		  BIT(O_NOUDEVSYNC) | BIT(O_AUTOACTIVATION) | BIT(O_BACKGROUND) | BIT(O_RECOVER) },
+		  BIT(O_NOUDEVSYNC) | BIT(O_AUTOACTIVATION) | BIT(O_BACKGROUND) | BIT(O_RECOVER) |
+		  BIT(O_DEGRADEDCHECK) },
 	{ BIT(O_CACHE) | BIT(O_LISTVG), true,
 	  BIT(O_IGNORELOCKINGFAILURE) | BIT(O_CHECKCOMPLETE) | BIT(O_VGONLINE) | BIT(O_UDEVOUTPUT) |
 		  BIT(O_AUTOACTIVATION) },
@@ -135,11 +139,13 @@ static const struct option long_options[] = {
 	{ "dryrun", no_argument, NULL, O_DRYRUN }, /* --dry-run: lvm2 drops the hyphens */
 	{ "recover", no_argument, NULL, O_RECOVER },
 	{ "status", no_argument, NULL, O_STATUS },
+	{ "degradedcheck", no_argument, NULL, O_DEGRADEDCHECK },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* Caps on repeated arguments: a udev rule passes one device; admins a handful. */
 #define CONFIG_ARGS_MAX 64U
+_Static_assert(PF_CMD_PASSED_ARGS_MAX >= 2 * CONFIG_ARGS_MAX + 4, "room for what is passed");
 #define MAJOR_ARGS_MAX 4096U
 
 struct parse {
@@ -182,6 +188,9 @@ static void usage(FILE *f)
 		"  --nocoalesce        act alone, as lvm2's pvscan: no queue, no leader lock\n"
 		"  --recover           with --cache --activate ay: finish what a leader that died\n"
 		"                      left undone, and nothing else (nothing left: exit at once)\n"
+		"  --degradedcheck     with --cache --activate ay: activate in lvm2's degraded\n"
+		"                      mode the VGs still incomplete at their deadline\n"
+		"                      (pvscan_fast/degraded_activation in lvm.conf)\n"
 		"  -b, --background    a leader goes on outside its caller (udev's worker):\n"
 		"                      as a systemd service, or in its own session\n"
 		"  --driverloaded n    no device-mapper calls: lvm2 activates every VG\n"
@@ -365,6 +374,7 @@ static int parse_args(int argc, char **argv, struct pf_opts *o, struct parse *ps
 		case O_NOCOALESCE: o->no_coalesce = true; break;
 		case O_RECOVER: o->recover = true; break;
 		case O_STATUS: o->status = true; break;
+		case O_DEGRADEDCHECK: o->degraded_check = true; break;
 		case O_BACKGROUND: o->background = true; break;
 		case O_AUTOACTIVATION: o->autoactivation = optarg; break;
 		case O_DEVICESFILE: o->devicesfile = optarg; break;
@@ -505,6 +515,10 @@ int pf_cmd_parse(int argc, char **argv, bool quiet, struct pf_opts *o)
 		pf_err("  --recover takes no DEVICE, --nocoalesce or --test.");
 		return PF_EXIT_USAGE;
 	}
+	if (o->degraded_check && (o->n_devs || o->recover || o->background)) {
+		pf_err("  --degradedcheck takes no DEVICE, --recover or --background.");
+		return PF_EXIT_USAGE;
+	}
 	return -1;
 }
 
@@ -513,6 +527,55 @@ void pf_cmd_opts_release(struct pf_opts *o)
 	free((void *)o->config);
 	free(o->devs);
 	memset(o, 0, sizeof(*o));
+}
+
+const char *const pf_cmd_passed_env[] = {
+	"PVSCAN_FAST_RUN_DIR", "PVSCAN_FAST_LOCK_DIR", "PVSCAN_FAST_ENGINE", "PVSCAN_FAST_DEBUG",
+	"PVSCAN_FAST_LVM", "PVSCAN_FAST_JOURNAL", "LVM_SYSTEM_DIR", NULL,
+};
+
+size_t pf_cmd_passed_args(const struct pf_opts *o, char **argv)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->n_config && i < CONFIG_ARGS_MAX; i++) {
+		argv[n++] = (char *)"--config";
+		argv[n++] = (char *)o->config[i];
+	}
+	if (o->devicesfile) {
+		argv[n++] = (char *)"--devicesfile";
+		argv[n++] = (char *)o->devicesfile;
+	}
+	if (o->driverloaded) {
+		argv[n++] = (char *)"--driverloaded";
+		argv[n++] = (char *)o->driverloaded;
+	}
+	return n;
+}
+
+int pf_cmd_setenv_args(char (*bufs)[PF_CMD_SETENV_LEN], size_t max, const char **args)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; pf_cmd_passed_env[i] && k < max; i++) {
+		const char *v = getenv(pf_cmd_passed_env[i]);
+
+		if (!v)
+			continue;
+		if (snprintf(bufs[k], sizeof(bufs[k]), "--setenv=%s=%s", pf_cmd_passed_env[i], v) >=
+		    (int)sizeof(bufs[k]))
+			return -ENAMETOOLONG;
+		args[k] = bufs[k];
+		k++;
+	}
+	return (int)k;
+}
+
+bool pf_cmd_systemd_booted(void)
+{
+	struct stat st;
+
+	return lstat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 bool pf_cmd_coalesces(const struct pf_opts *o)

@@ -28,15 +28,11 @@
 #include "config/settings.h"
 #include "state/coalesce.h"
 #include "state/records.h"
+#include "state/dgrecord.h"
 
 #define ENGINE_NAME "pvscan-fast-engine"
-/* What a transient service must see of ours: where the state is, and the tests' overrides. */
-static const char *const passed_env[] = {
-	"PVSCAN_FAST_RUN_DIR", "PVSCAN_FAST_LOCK_DIR", "PVSCAN_FAST_ENGINE", "PVSCAN_FAST_DEBUG",
-	"PVSCAN_FAST_LVM", "PVSCAN_FAST_JOURNAL", "LVM_SYSTEM_DIR",
-};
-/* --setenv=NAME=VALUE strings for systemd-run: bounded by the list above. */
-#define SETENV_MAX (sizeof(passed_env) / sizeof(passed_env[0]) + 1)
+/* --setenv=NAME=VALUE strings for systemd-run: pf_cmd_passed_env and ours. */
+#define SETENV_MAX 9
 /* systemd-run's own options in lead_as_service() */
 #define ARGS_FIXED 11
 
@@ -176,14 +172,6 @@ static int follow(const struct pf_opts *o, bool detached, int *lock_fd)
 	return r;
 }
 
-/* Is systemd the init system? (sd_booted()'s test, without linking libsystemd.) */
-static bool systemd_booted(void)
-{
-	struct stat st;
-
-	return lstat("/run/systemd/system", &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /*
  * Hand the lead to a transient systemd service: udev kills what a worker leaves behind once
  * it is idle, and a worker may not run longer than its event timeout. The lock is held until
@@ -192,12 +180,12 @@ static bool systemd_booted(void)
  */
 static int lead_as_service(int argc, char **argv)
 {
-	char self[PATH_MAX], unit[64], setenv_buf[SETENV_MAX][PATH_MAX + 64];
+	char self[PATH_MAX], unit[64], setenv_buf[SETENV_MAX][PF_CMD_SETENV_LEN];
 	_cleanup_free_ const char **args = NULL;
 	size_t n = 0, k = 0;
 	ssize_t len;
 	pid_t pid;
-	int status;
+	int status, r;
 
 	if (access(PF_SYSTEMD_RUN_PATH, X_OK) < 0)
 		return -errno;
@@ -226,16 +214,10 @@ static int lead_as_service(int argc, char **argv)
 	args[n++] = "--description=pvscan-fast leader: scan and autoactivate LVM2 PVs";
 	(void)snprintf(setenv_buf[k], sizeof(setenv_buf[k]), "--setenv=%s=1", PF_DETACHED_ENV);
 	args[n++] = setenv_buf[k++];
-	for (size_t i = 0; i < sizeof(passed_env) / sizeof(passed_env[0]); i++) {
-		const char *v = getenv(passed_env[i]);
-
-		if (!v)
-			continue;
-		if (snprintf(setenv_buf[k], sizeof(setenv_buf[k]), "--setenv=%s=%s", passed_env[i],
-			     v) >= (int)sizeof(setenv_buf[k]))
-			return -ENAMETOOLONG;
-		args[n++] = setenv_buf[k++];
-	}
+	r = pf_cmd_setenv_args(setenv_buf + k, SETENV_MAX - k, args + n);
+	if (r < 0)
+		return r;
+	n += (size_t)r;
 	args[n++] = "--";
 	args[n++] = self;
 	for (int i = 1; i < argc; i++)
@@ -295,7 +277,7 @@ static int lead_detached(void)
 /* --background: the leader goes on outside its caller; 0 in the process that leads. */
 static int background(int argc, char **argv, int lock_fd)
 {
-	if (systemd_booted()) {
+	if (pf_cmd_systemd_booted()) {
 		int r = lead_as_service(argc, argv);
 
 		if (r == 0) {
@@ -325,6 +307,22 @@ static int nothing_to_recover(void)
 	}
 	/* When it cannot tell, the engine looks (and says what is wrong). */
 	return r == 0 && !left;
+}
+
+/*
+ * --degradedcheck: no VG was ever noted incomplete with degraded activation on, so the check
+ * at every boot costs an exec and a directory look.
+ */
+static int nothing_degraded(void)
+{
+	struct pf_paths paths;
+	bool any = true;
+
+	if (pf_paths_from_env(&paths) == 0) {
+		any = pf_dgrecord_any(paths.run);
+		pf_paths_release(&paths);
+	}
+	return !any;
 }
 
 /*
@@ -367,6 +365,10 @@ int main(int argc, char **argv)
 		exec_engine(argv);
 	}
 	if (o.recover && nothing_to_recover()) {
+		pf_cmd_opts_release(&o);
+		return PF_EXIT_OK;
+	}
+	if (o.degraded_check && nothing_degraded()) {
 		pf_cmd_opts_release(&o);
 		return PF_EXIT_OK;
 	}

@@ -155,6 +155,14 @@ static void text_vg(const struct out *o, const struct pf_status *s, const struct
 	}
 	if (vg->act_why[0])
 		(void)printf("    %s\n", esc(vg->act_why, e, sizeof(e)));
+	if (vg->dg) {
+		(void)printf("  degraded activation: %s, deadline %u s after its first PV (%s)",
+			     vg->dg_state, vg->dg_timeout_sec, at(a, sizeof(a), vg->dg_first_seen_us));
+		if (vg->dg_lvm_status >= 0)
+			(void)printf(", lvm2 exit status %d", vg->dg_lvm_status);
+		(void)printf("%s%s\n", vg->dg_reason[0] ? ": " : "",
+			     esc(vg->dg_reason, e, sizeof(e)));
+	}
 	if (vg->n_lvs)
 		(void)printf("  LVs active now %u of %zu%s\n", lvs_active(vg), vg->n_lvs,
 			     s->dm_available ? "" : " (no device-mapper)");
@@ -323,6 +331,20 @@ static void json_vg(struct pf_json *j, const struct pf_status_vg *vg)
 	} else {
 		pf_json_null(j, "activation");
 	}
+	if (vg->dg) {
+		pf_json_obj_begin(j, "degraded");
+		pf_json_str(j, "state", vg->dg_state);
+		json_us(j, "first_seen_us", vg->dg_first_seen_us);
+		pf_json_u64(j, "timeout_s", vg->dg_timeout_sec);
+		if (vg->dg_lvm_status >= 0)
+			pf_json_i64(j, "lvm2_status", vg->dg_lvm_status);
+		else
+			pf_json_null(j, "lvm2_status");
+		json_str_or_null(j, "reason", vg->dg_reason);
+		pf_json_obj_end(j);
+	} else {
+		pf_json_null(j, "degraded");
+	}
 	pf_json_arr_begin(j, "lvs");
 	for (size_t i = 0; i < vg->n_lvs; i++) {
 		const struct pf_status_lv *lv = &vg->lvs[i];
@@ -458,6 +480,8 @@ int pf_cmd_status(const struct pf_opts *opts)
 		r = pf_status_add_log(&s, pf_span_make(log, len));
 	if (r == 0)
 		r = pf_status_load_queue(&s, paths.run, paths.lock, paths.proc, realtime_us());
+	if (r == 0)
+		r = pf_status_load_degraded(&s, paths.run);
 	if (r == 0)
 		r = ask_dm(opts, &paths, &s);
 	if (r < 0) {

@@ -368,7 +368,7 @@ static enum pf_aapolicy_vg_verdict vg_gates(const struct pf_vg *vg,
 	p->failed = false;
 	if (vg->status & PF_VG_NOAUTOACTIVATE)
 		return PF_AAPOLICY_VG_NOAUTOACTIVATE;
-	if (p->n_missing_pvs)
+	if (p->n_missing_pvs && !in->missing_pvs_ok)
 		return PF_AAPOLICY_VG_INCOMPLETE;
 	return PF_AAPOLICY_VG_OK;
 }

@@ -72,6 +72,11 @@ struct pf_aapolicy_input {
 	 */
 	bool process_each;
 	/*
+	 * VGCHANGE_EVENT without --autoactivation event (`vgchange -aay VG`): a VG with PVs
+	 * missing is read all the same and its LVs decided, partial ones by activation_mode.
+	 */
+	bool missing_pvs_ok;
+	/*
 	 * pv_present[i] for vg->pvs[i]: its device was found. NULL: all were. lv_active[i] for
 	 * vg->lvs[i]: device-mapper has it (by UUID) with a live table, not suspended, read-only
 	 * exactly when lvm2 would load it so. NULL: none is. A device in any other state is one

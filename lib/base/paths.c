@@ -28,9 +28,10 @@ int pf_paths_from_env(struct pf_paths *ret)
 		.etc = env_or("LVM_SYSTEM_DIR", "/etc/lvm"),
 		.run = env_or("PVSCAN_FAST_RUN_DIR", "/run/lvm"),
 		.lock = env_or("PVSCAN_FAST_LOCK_DIR", "/run/lock/lvm"),
+		.fstab = env_or("PVSCAN_FAST_FSTAB", "/etc/fstab"),
 	};
 
-	if (!p.sys || !p.dev || !p.proc || !p.etc || !p.run || !p.lock) {
+	if (!p.sys || !p.dev || !p.proc || !p.etc || !p.run || !p.lock || !p.fstab) {
 		pf_paths_release(&p);
 		return -ENOMEM;
 	}
@@ -48,6 +49,7 @@ void pf_paths_release(struct pf_paths *p)
 	free(p->etc);
 	free(p->run);
 	free(p->lock);
+	free(p->fstab);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -17,6 +17,7 @@ struct pf_paths {
 	char *etc;  /* LVM_SYSTEM_DIR, default "/etc/lvm" */
 	char *run;  /* PVSCAN_FAST_RUN_DIR, default "/run/lvm" */
 	char *lock; /* PVSCAN_FAST_LOCK_DIR, default "/run/lock/lvm" */
+	char *fstab; /* PVSCAN_FAST_FSTAB, default "/etc/fstab" (tests) */
 };
 
 /* Fill from the environment (empty values count as unset). Returns 0 or -ENOMEM. */

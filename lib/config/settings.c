@@ -1135,7 +1135,12 @@ static int extract(struct pf_settings_loader *ld)
 	    (r = get_seconds(ld, "activation_timeout", PF_SETTINGS_ACTIVATION_TIMEOUT_DEFAULT,
 			     PF_SETTINGS_TIMEOUT_MAX, &s->activation_timeout_sec)) < 0 ||
 	    (r = get_seconds(ld, "lock_timeout", PF_SETTINGS_LOCK_TIMEOUT_DEFAULT,
-			     PF_SETTINGS_TIMEOUT_MAX, &s->lock_timeout_sec)) < 0)
+			     PF_SETTINGS_TIMEOUT_MAX, &s->lock_timeout_sec)) < 0 ||
+	    (r = get_bool(ld, "pvscan_fast", "degraded_activation", false,
+			  &s->degraded_activation, NULL)) < 0 ||
+	    (r = get_seconds(ld, "degraded_activation_timeout",
+			     PF_SETTINGS_DEGRADED_TIMEOUT_DEFAULT, PF_SETTINGS_TIMEOUT_MAX,
+			     &s->degraded_timeout_sec)) < 0)
 		return r;
 	s->hosttags = ld->hosttags_done;
 	return 0;

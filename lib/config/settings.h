@@ -37,6 +37,13 @@ struct pf_filter;
 #define PF_SETTINGS_ACTIVATION_TIMEOUT_DEFAULT 300U
 #define PF_SETTINGS_LOCK_TIMEOUT_DEFAULT       60U
 #define PF_SETTINGS_TIMEOUT_MAX		       86400U
+/*
+ * pvscan_fast/degraded_activation (default 0) and degraded_activation_timeout (seconds since
+ * a VG's first PV arrived, 1 to PF_SETTINGS_TIMEOUT_MAX): lvm2 never activates an incomplete
+ * VG by event; with the first set, a VG still incomplete after the timeout is handed to lvm2
+ * with --activationmode degraded.
+ */
+#define PF_SETTINGS_DEGRADED_TIMEOUT_DEFAULT   30U
 
 /* Where a setting's value came from, for messages. */
 struct pf_settings_origin {
@@ -96,6 +103,8 @@ struct pf_settings {
 	unsigned scan_timeout_sec;	   /* pvscan_fast/scan_timeout */
 	unsigned activation_timeout_sec;   /* pvscan_fast/activation_timeout */
 	unsigned lock_timeout_sec;	   /* pvscan_fast/lock_timeout */
+	bool degraded_activation;	   /* pvscan_fast/degraded_activation */
+	unsigned degraded_timeout_sec;	   /* pvscan_fast/degraded_activation_timeout */
 	/* What lvm2 would warn about and then ignore (default used), in the order found. */
 	struct pf_diag *warnings;
 	size_t n_warnings;

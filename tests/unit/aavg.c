@@ -153,6 +153,7 @@ struct pf_vg *aa_build(const struct tvg *t)
 	FILE *f = open_memstream(&text, &len);
 
 	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_le(n_pvs, sizeof(t->pv_flags) / sizeof(t->pv_flags[0]));
 	fprintf(f, "%s {\nid = \"SMXdl4-CC44-uuuT-0k1u-g51v-Ub5x-0I3wDh\"\nseqno = 5\n",
 		t->name ? t->name : "vg1");
 	fprintf(f, "status = [%s]\n",

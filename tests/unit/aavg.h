@@ -28,8 +28,8 @@ struct tvg {
 	const char *flags;
 	const char *tags;
 	const char *extra;  /* raw lines for the VG section */
-	unsigned n_pvs;	    /* 0: 2 */
-	const char *pv_flags[2];
+	unsigned n_pvs;	    /* 0: 2; at most 4 */
+	const char *pv_flags[4]; /* per PV, up to 4 */
 	const struct tlv *lvs;
 	size_t n_lvs;
 };

@@ -15,7 +15,8 @@
 
 static const char *const vars[] = { "PVSCAN_FAST_SYS_DIR", "PVSCAN_FAST_DEV_DIR",
 				    "PVSCAN_FAST_PROC_DIR", "LVM_SYSTEM_DIR",
-				    "PVSCAN_FAST_RUN_DIR", "PVSCAN_FAST_LOCK_DIR" };
+				    "PVSCAN_FAST_RUN_DIR", "PVSCAN_FAST_LOCK_DIR",
+				    "PVSCAN_FAST_FSTAB" };
 
 static void unset_all(void)
 {
@@ -36,6 +37,7 @@ START_TEST(test_defaults)
 	ck_assert_str_eq(p.etc, "/etc/lvm");
 	ck_assert_str_eq(p.run, "/run/lvm");
 	ck_assert_str_eq(p.lock, "/run/lock/lvm");
+	ck_assert_str_eq(p.fstab, "/etc/fstab");
 	pf_paths_release(&p);
 	ck_assert_ptr_null(p.sys);
 	pf_paths_release(NULL);

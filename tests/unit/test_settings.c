@@ -71,6 +71,9 @@ static void assert_defaults(const struct pf_settings *s)
 	ck_assert(s->udev_rules);
 	ck_assert(s->udev_sync);
 	ck_assert(!s->verify_udev_operations);
+	/* degraded activation is pvscan-fast's own and off unless asked for */
+	ck_assert(!s->degraded_activation);
+	ck_assert_uint_eq(s->degraded_timeout_sec, PF_SETTINGS_DEGRADED_TIMEOUT_DEFAULT);
 	ck_assert_uint_eq(s->n_warnings, 0);
 }
 
@@ -298,6 +301,9 @@ START_TEST(test_value_rules)
 		{ "devices/types { }", "devices/types is a section" },
 		{ "pvscan_fast/scan_timeout=0", "scan_timeout must be 1 to" },
 		{ "pvscan_fast/scan_timeout=5", NULL },
+		{ "pvscan_fast/degraded_activation_timeout=0", "degraded_activation_timeout must be" },
+		{ "pvscan_fast/degraded_activation_timeout=86401", "must be 1 to 86400" },
+		{ "pvscan_fast/degraded_activation=\"x\"", "expected a boolean" },
 	};
 	struct pf_settings s;
 	struct pf_diag d;
@@ -324,6 +330,10 @@ START_TEST(test_value_rules)
 	ck_assert_str_eq(s.multipath_wwids_file, "");
 	ck_assert_str_eq(s.devicesfile, "system.devices");
 	ck_assert_uint_eq(s.scan_timeout_sec, 7);
+	pf_settings_release(&s);
+	load_ok("pvscan_fast { degraded_activation = 1 degraded_activation_timeout = 45 }", &s);
+	ck_assert(s.degraded_activation);
+	ck_assert_uint_eq(s.degraded_timeout_sec, 45);
 	pf_settings_release(&s);
 }
 END_TEST

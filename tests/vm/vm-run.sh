@@ -171,6 +171,7 @@ shift
 check_path "$script"
 
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/vm-host.sh"
 : "${top_srcdir:=$(cd "$here/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 top_srcdir=$(readlink -f "$top_srcdir")
@@ -193,17 +194,7 @@ if [ ! -x "$busybox" ] || ldd "$busybox" >/dev/null 2>&1; then
 	skip "no static $busybox (Debian: busybox-static)"
 fi
 
-if [ -z "$kver" ]; then
-	kver=$(for k in /boot/vmlinuz-*; do
-		[ -e "$k" ] || continue
-		v=${k#/boot/vmlinuz-}
-		[ -d "/lib/modules/$v/kernel" ] && echo "$v"
-	done | sort -V | tail -n 1)
-fi
-[ -n "$kver" ] || skip "no kernel image with modules in /boot (Debian: linux-image-amd64)"
-kernel=/boot/vmlinuz-$kver
-[ -r "$kernel" ] || skip "cannot read $kernel"
-[ -d "/lib/modules/$kver/kernel" ] || skip "no modules for $kernel in /lib/modules/$kver"
+vm_kernel "$kver" || skip "$vm_why"
 
 vmdir=$top_builddir/tests/vm
 cache=$vmdir/cache
@@ -212,22 +203,13 @@ mkdir -p "$cache"
 run=""
 qpid=""
 tpid=""
-tmpk=""
+vm_tmpk=""
 # Kill only the QEMU we started (through its timeout(1) wrapper, which forwards the
 # signal), then drop the run directory.
 # shellcheck disable=SC2317 # called from the traps
 cleanup() {
-	[ -z "$tmpk" ] || rm -f "$tmpk"
-	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
-		kill -TERM "$qpid" 2>/dev/null || true
-		i=0
-		while kill -0 "$qpid" 2>/dev/null && [ "$i" -lt 50 ]; do
-			sleep 0.1
-			i=$((i + 1))
-		done
-		kill -KILL "$qpid" 2>/dev/null || true
-		wait "$qpid" 2>/dev/null || true
-	fi
+	[ -z "$vm_tmpk" ] || rm -f "$vm_tmpk"
+	[ -z "$qpid" ] || vm_stop "$qpid"
 	qpid=""
 	if [ -n "$tpid" ]; then
 		kill "$tpid" 2>/dev/null || true
@@ -246,39 +228,7 @@ trap 'exit 129' HUP
 
 # --- kernel ------------------------------------------------------------------------------
 
-# TCG spends ~4 s in the bzImage's own xz decompression and real-mode setup. A PVH-capable
-# kernel's ELF image boots straight into 64-bit code, so keep a decompressed copy.
-extract_vmlinux() {
-	# $1 = bzImage, $2 = output
-	grep -qx 'CONFIG_PVH=y' "/boot/config-$kver" 2>/dev/null || return 1
-	for fmt in 'xz:\xfd7zXZ\x00' 'zstd:\x28\xb5\x2f\xfd' 'gzip:\x1f\x8b\x08'; do
-		tool=${fmt%%:*}
-		command -v "$tool" >/dev/null 2>&1 || continue
-		for off in $(LC_ALL=C grep -obUaP "${fmt#*:}" "$1" 2>/dev/null | cut -d: -f1 |
-			head -n 4); do
-			case $tool in
-			xz) tail -c +$((off + 1)) "$1" | xz -dc --single-stream >"$2" 2>/dev/null ;;
-			*) tail -c +$((off + 1)) "$1" | "$tool" -dc >"$2" 2>/dev/null ;;
-			esac
-			[ "$(head -c 4 "$2" | od -An -tx1 | tr -d ' \n')" = 7f454c46 ] && return 0
-		done
-	done
-	return 1
-}
-
-boot_image=$cache/vmlinux-$kver-$(stat -c %s-%Y "$kernel")
-if [ ! -f "$boot_image" ] && [ ! -f "$boot_image.none" ]; then
-	tmpk=$(mktemp "$cache/vmlinux.XXXXXX")
-	if extract_vmlinux "$kernel" "$tmpk"; then
-		chmod 0644 "$tmpk"
-		mv -f "$tmpk" "$boot_image"
-	else
-		echo "$kernel has no PVH entry or cannot be unpacked" >"$boot_image.none"
-	fi
-	rm -f "$tmpk"
-	tmpk=""
-fi
-[ -f "$boot_image" ] || boot_image=$kernel
+vm_boot_image "$cache"
 
 # --- initramfs ---------------------------------------------------------------------------
 

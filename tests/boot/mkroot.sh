@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The real root of the boot tests, assembled from the host's own installed packages: no
+# network, no mirror. The files dpkg lists for a closure of packages (systemd as init, udev,
+# lvm2, the tools the check needs) are copied into a directory, with the host's accounts, a
+# few kernel modules and a systemd setup that starts only what a storage server's boot needs.
+#
+# usage: mkroot.sh CACHEDIR KVER
+# Prints the tree's path, CACHEDIR/root-KEY, where KEY covers this script, the packages'
+# versions and the kernel: an unchanged host reuses the tree. The tree is read, never changed,
+# by the boots (each makes its own hard-linked copy).
+set -eu
+
+cache=$1
+kver=$2
+PKGS="systemd systemd-sysv udev libc6 coreutils bash dash util-linux mount kmod e2fsprogs lvm2
+dmsetup libaio1 libdevmapper1.02.1 grep sed gawk mawk findutils procps"
+# Modules the real root may load itself: dm targets lvm2 asks for, the file systems and disks
+# (the initramfs loaded them already; udev's modprobe in the root finds them loaded).
+MODS="virtio_pci virtio_scsi sd_mod ext4 dm_mod dm_snapshot dm_mirror dm_zero autofs4"
+
+# The closure over Pre-Depends and Depends among installed packages; of alternatives, the
+# first installed one. One dpkg-query for all: one per package costs seconds.
+closure() {
+	dpkg-query -W -f='${Package}\t${Status}\t${Version}\t${Pre-Depends}, ${Depends}\n' |
+		awk -F'\t' -v want="$PKGS" '
+		$2 ~ /ok installed$/ { ver[$1] = $3; dep[$1] = $4 }
+		END {
+			n = split(want, todo, /[ \n]+/)
+			while (n > 0) {
+				p = todo[n--]
+				if (p == "" || (p in seen) || !(p in ver)) continue
+				seen[p] = 1
+				print p, ver[p]
+				m = split(dep[p], alts, /,/)
+				for (i = 1; i <= m; i++) {
+					k = split(alts[i], a, /\|/)
+					for (j = 1; j <= k; j++) {
+						q = a[j]
+						sub(/\(.*/, "", q); sub(/:any/, "", q); gsub(/[ \t]/, "", q)
+						if (q in ver) { todo[++n] = q; break }
+					}
+				}
+			}
+		}' | LC_ALL=C sort
+}
+
+pkgs=$(closure)
+key=$({ cat "$0"; echo "$pkgs"; echo "$kver"; } | cksum | cut -d' ' -f1)
+tree=$cache/root-$key
+if [ -d "$tree" ]; then
+	echo "$tree"
+	exit 0
+fi
+
+mkdir -p "$cache"
+tmp=$(mktemp -d "$cache/root.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+r=$tmp/tree
+mkdir -p "$r/usr/bin" "$r/usr/sbin" "$r/usr/lib" "$r/usr/lib64" "$r/etc" "$r/proc" "$r/sys" \
+	"$r/dev" "$r/run" "$r/tmp" "$r/root" "$r/var/log" "$r/var/tmp" "$r/mnt" "$r/srv"
+chmod 1777 "$r/tmp" "$r/var/tmp"
+# Debian 12 has merged /usr: dpkg lists /bin/x for what lives in /usr/bin/x.
+for d in bin sbin lib lib64; do
+	ln -s "usr/$d" "$r/$d"
+done
+
+# Files and links, not directories (tar makes those), without documentation.
+echo "$pkgs" | cut -d' ' -f1 | xargs dpkg-query -L 2>/dev/null | LC_ALL=C sort -u |
+	grep -Ev '^/usr/share/(doc|man|info|locale|lintian|bug)/' |
+	while read -r f; do
+		if [ -L "$f" ] || [ -f "$f" ]; then
+			echo "${f#/}"
+		fi
+	done >"$tmp/files"
+tar -C / -cf - --no-recursion -T "$tmp/files" |
+	tar -C "$r" -xf - --keep-directory-symlink
+# Alternatives (awk, pager, ...) are links update-alternatives made, not in dpkg's lists: the
+# host's, where the tree has what they point to.
+mkdir -p "$r/etc/alternatives"
+for a in /etc/alternatives/*; do
+	t=$(readlink -f "$a") || continue
+	[ ! -e "$r$t" ] || cp -P "$a" "$r/etc/alternatives/"
+done
+for l in /usr/bin/* /usr/sbin/*; do
+	[ -L "$l" ] || continue
+	case $(readlink "$l") in
+	/etc/alternatives/*) [ ! -L "$r$(readlink "$l")" ] || cp -P "$l" "$r$l" ;;
+	esac
+done
+for f in passwd group shadow gshadow ld.so.cache; do
+	[ ! -e "/etc/$f" ] || cp -p "/etc/$f" "$r/etc/$f"
+done
+
+for m in $MODS; do
+	modprobe -S "$kver" --show-depends "$m"
+done | awk '$1 == "insmod" { print substr($2, 2) }' | LC_ALL=C sort -u >"$tmp/mods"
+tar -C / -cf - -T "$tmp/mods" | tar -C "$r" -xf - --keep-directory-symlink
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	cp "/lib/modules/$kver/$f" "$r/lib/modules/$kver/$f"
+done
+depmod -b "$r" "$kver"
+
+echo pf-boot >"$r/etc/hostname"
+printf '127.0.0.1\tlocalhost pf-boot\n' >"$r/etc/hosts"
+echo 5f2b0e0c1e6a4a38a7f3b5c0d9e8f701 >"$r/etc/machine-id"
+ln -sf /usr/share/zoneinfo/Etc/UTC "$r/etc/localtime" 2>/dev/null || true
+
+# systemd: only what a storage server's boot needs, and nothing that waits for a network, a
+# terminal or a D-Bus this root has not got.
+u=$r/etc/systemd/system
+mkdir -p "$u" "$r/etc/systemd/journald.conf.d"
+for unit in getty@tty1.service serial-getty@ttyS0.service getty.target \
+	systemd-logind.service lvm2-monitor.service lvm2-lvmpolld.socket dm-event.socket \
+	e2scrub_reap.service e2scrub_all.timer fstrim.timer systemd-timesyncd.service \
+	systemd-firstboot.service systemd-random-seed.service systemd-update-utmp.service \
+	systemd-update-utmp-runlevel.service systemd-pstore.service systemd-journal-flush.service \
+	systemd-binfmt.service proc-sys-fs-binfmt_misc.automount sys-kernel-config.mount \
+	sys-kernel-debug.mount sys-kernel-tracing.mount sys-fs-fuse-connections.mount \
+	dev-hugepages.mount dev-mqueue.mount systemd-hwdb-update.service \
+	systemd-ask-password-console.path systemd-ask-password-wall.path \
+	systemd-tmpfiles-clean.timer apt-daily.timer apt-daily-upgrade.timer man-db.timer \
+	dpkg-db-backup.timer logrotate.timer; do
+	ln -sf /dev/null "$u/$unit"
+done
+# The journal stays in memory, every line kept: the check reads udevd's log from it.
+printf '[Journal]\nStorage=volatile\nRateLimitBurst=0\n' >"$r/etc/systemd/journald.conf.d/pf-boot.conf"
+
+# One tree at a time: an older one is of a host that has changed since.
+for old in "$cache"/root-*; do
+	[ ! -d "$old" ] || rm -rf "$old"
+done
+mv "$r" "$tree"
+echo "$tree"

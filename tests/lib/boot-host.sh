@@ -1,0 +1,188 @@
+# shellcheck shell=sh
+# For tests/boot/boot-*.sh, on the host: the real root, the disks, the initramfs images of both
+# generators with private configuration (the host's /etc/initramfs-tools, dracut configuration
+# and /boot are never touched), and one boot through tests/boot/boot.sh.
+#
+# The root tree and the disk images are cached in $top_builddir/tests/boot/cache (see
+# mkroot.sh, mkdisks.sh); everything a run makes is in a scratch directory there, removed on
+# exit (kept with BOOT_KEEP=1). BOOT_N one-PV VGs (default 10), BOOT_MOUNTED of them in the
+# real root's fstab (default 3). BOOT_APPEND: more words for the kernel command line
+# (pf-boot.journal: the real root's whole journal in the report).
+
+. "$top_srcdir/tests/lib/test-lib.sh"
+. "$top_srcdir/tests/lib/vm-host.sh"
+
+BOOT_N=${BOOT_N:-10}
+BOOT_MOUNTED=${BOOT_MOUNTED:-3}
+# Only ends a hang: a boot of the small set takes minutes under TCG on a loaded machine.
+BOOT_DEADLINE=${BOOT_DEADLINE:-900}
+
+# boot_init NAME: prerequisites (77 when missing), the kernel, the cached root tree and disks,
+# a staged `make install` of the build tree (in $stage), and the scratch directory $work.
+boot_init() {
+	[ "$(id -u)" -eq 0 ] || t_skip "$1: needs root"
+	for _c in qemu-system-x86_64 mkfs.ext4 lvm losetup tar dpkg-query depmod timeout; do
+		command -v "$_c" >/dev/null 2>&1 || t_skip "$1: needs $_c"
+	done
+	vm_kernel "" || t_skip "$1: $vm_why"
+	bcache=$top_builddir/tests/boot/cache
+	mkdir -p "$bcache"
+	work=$(mktemp -d "$top_builddir/tests/boot/run-$1.XXXXXX")
+	T_DIR=$work
+	if [ "${BOOT_KEEP:-0}" = 1 ]; then
+		trap 'echo "# kept: $work"' EXIT
+	else
+		trap t_cleanup EXIT
+	fi
+	trap 'exit 130' INT TERM HUP
+	tree=$(sh "$top_srcdir/tests/boot/mkroot.sh" "$bcache" "$kver") ||
+		{ echo "FAIL: cannot assemble the real root"; exit 1; }
+	disks=$(sh "$top_srcdir/tests/boot/mkdisks.sh" "$bcache" "$BOOT_N" "$BOOT_MOUNTED") ||
+		{ echo "FAIL: cannot make the disks"; exit 1; }
+	stage=$work/stage
+	if ! make -s -C "$top_builddir" install DESTDIR="$stage" >"$work/install.log" 2>&1; then
+		tail -20 "$work/install.log"
+		echo "FAIL: make install DESTDIR=... failed"
+		exit 1
+	fi
+	itdir=$(t_make_var initramfstoolsdir)
+	dracutdir=$(t_make_var dracutmodulesdir)
+}
+
+# boot_root MODE: the real root for MODE (pvscan-fast: installed and switched on as the
+# README says, lvm2's rule masked, the recovery unit enabled; lvm2: the distribution's own),
+# written into a copy of the root disk; the disk list in $work/MODE/disks.
+boot_root() {
+	_m=$work/$1
+	_r=$_m/tree
+	mkdir -p "$_m"
+	# Hard links into the cache: every file changed below is replaced, never written in place.
+	cp -al "$tree" "$_r"
+	if [ "$1" = pvscan-fast ]; then
+		tar -C "$stage" -cf - . | tar -C "$_r" -xf - --keep-directory-symlink
+		mkdir -p "$_r/etc/udev/rules.d"
+		ln -sf /dev/null "$_r/etc/udev/rules.d/69-lvm.rules"
+		mkdir -p "$_r/etc/systemd/system/sysinit.target.wants"
+		ln -sf "$(t_make_var systemdunitdir)/pvscan-fast-recover.service" \
+			"$_r/etc/systemd/system/sysinit.target.wants/pvscan-fast-recover.service"
+	fi
+	rm -rf "$_r/etc/pf-boot"
+	mkdir -p "$_r/etc/pf-boot"
+	cp "$top_srcdir/tests/boot/boot-check.sh" "$_r/etc/pf-boot/boot-check.sh"
+	cp "$disks/lvs" "$_r/etc/pf-boot/lvs"
+	echo "$1" >"$_r/etc/pf-boot/mode"
+	rm -f "$_r/etc/fstab"
+	{
+		echo "/dev/mapper/vgroot-root / ext4 defaults 0 0"
+		cat "$disks/fstab"
+	} >"$_r/etc/fstab"
+	awk '{ print $2 }' "$disks/fstab" | while read -r _mp; do mkdir -p "$_r$_mp"; done
+	_u=$_r/etc/systemd/system
+	rm -f "$_u/default.target" "$_u/pf-boot.target" "$_u/pf-boot-check.service" \
+		"$_u/emergency.service" "$_u/rescue.service"
+	cat >"$_u/pf-boot.target" <<-EOT
+	[Unit]
+	Description=pf-boot: multi-user, the fstab mounts, and the boot test's check
+	Requires=multi-user.target
+	Wants=pf-boot-check.service
+	After=multi-user.target
+	AllowIsolate=yes
+	EOT
+	cat >"$_u/pf-boot-check.service" <<-EOT
+	[Unit]
+	Description=pf-boot: check the boot and report to the host
+	After=multi-user.target
+	[Service]
+	Type=oneshot
+	ExecStart=/bin/sh /etc/pf-boot/boot-check.sh
+	EOT
+	for _e in emergency rescue; do
+		cat >"$_u/$_e.service" <<-EOT
+		[Unit]
+		Description=pf-boot: report $_e mode to the host instead of a shell
+		DefaultDependencies=no
+		[Service]
+		Type=oneshot
+		ExecStart=/bin/sh /etc/pf-boot/boot-check.sh --emergency $_e
+		EOT
+	done
+	ln -s pf-boot.target "$_u/default.target"
+
+	cp --sparse=always "$disks/root.img" "$_m/root.img"
+	read -r _off _size <"$disks/rootlv"
+	mkfs.ext4 -q -F -b 4096 -L root -E "offset=$_off" -d "$_r" "$_m/root.img" \
+		"$((_size / 1024))k" || { echo "FAIL: mkfs.ext4 -d of the real root"; exit 1; }
+	{
+		echo "$_m/root.img"
+		tail -n +2 "$disks/disks"
+	} >"$_m/disks"
+}
+
+# Modules the initramfs needs to reach the root: the disks, the root's file system, dm.
+BOOT_DRIVERS="virtio_pci virtio_scsi sd_mod ext4 dm_mod"
+
+# boot_initramfs_tools MODE: $work/MODE/initrd-it.img by mkinitramfs with a private
+# configuration directory; for pvscan-fast, its hook and local-bottom script in it as the
+# package installs them, and lvm2's rule masked in the image as the switch masks it on the
+# host.
+boot_initramfs_tools() {
+	_c=$work/$1/it-conf
+	mkdir -p "$_c/hooks" "$_c/scripts/local-bottom" "$_c/conf.d"
+	printf 'MODULES=list\nBUSYBOX=auto\nCOMPRESS=gzip\nRESUME=none\n' >"$_c/initramfs.conf"
+	printf '%s\n' $BOOT_DRIVERS >"$_c/modules"
+	if [ "$1" = pvscan-fast ]; then
+		cp -p "$stage$itdir/hooks/pvscan-fast" "$_c/hooks/pvscan-fast"
+		cp -p "$stage$itdir/scripts/local-bottom/pvscan-fast" \
+			"$_c/scripts/local-bottom/pvscan-fast"
+		cat >"$_c/hooks/pf-boot-mask-lvm2" <<-'EOT'
+		#!/bin/sh
+		# the host's switch masks lvm2's rule in /etc/udev/rules.d; lvm2's hook then copies
+		# the mask as an empty rule file
+		PREREQ="lvm2 udev pvscan-fast"
+		[ "$1" = prereqs ] && { echo "$PREREQ"; exit 0; }
+		: >"$DESTDIR/lib/udev/rules.d/69-lvm.rules"
+		EOT
+		chmod 755 "$_c/hooks/pf-boot-mask-lvm2"
+	fi
+	PVSCAN_FAST_INITRAMFS_ROOT="$stage" mkinitramfs -d "$_c" -o "$work/$1/initrd-it.img" \
+		"$kver" >"$work/$1/mkinitramfs.log" 2>&1 ||
+		{ cat "$work/$1/mkinitramfs.log"; echo "FAIL: mkinitramfs"; exit 1; }
+}
+
+# boot_dracut MODE: $work/MODE/initrd-dracut.img by dracut (systemd in the initramfs) with a
+# private configuration and module base: pvscan-fast's module for pvscan-fast, dracut's lvm
+# module for lvm2.
+boot_dracut() {
+	_b=$work/dracut-base
+	if [ ! -d "$_b" ]; then
+		mkdir -p "$_b/modules.d"
+		for _f in /usr/lib/dracut/*; do
+			[ "${_f##*/}" = modules.d ] || ln -s "$_f" "$_b/${_f##*/}"
+		done
+		for _f in /usr/lib/dracut/modules.d/*; do
+			ln -s "$_f" "$_b/modules.d/${_f##*/}"
+		done
+		ln -s "$stage$dracutdir/90pvscan-fast" "$_b/modules.d/90pvscan-fast"
+	fi
+	_lvm=lvm
+	[ "$1" != pvscan-fast ] || _lvm=pvscan-fast
+	mkdir -p "$work/$1/dracut.conf.d" "$work/$1/dracut-tmp"
+	: >"$work/$1/dracut.conf"
+	PVSCAN_FAST_INITRAMFS_ROOT="$stage" dracutbasedir="$_b" dracut --force \
+		--conf "$work/$1/dracut.conf" --confdir "$work/$1/dracut.conf.d" \
+		--tmpdir "$work/$1/dracut-tmp" --no-hostonly --no-early-microcode --compress gzip \
+		--modules "base dracut-systemd rootfs-block fs-lib $_lvm" --drivers "$BOOT_DRIVERS" \
+		--kver "$kver" "$work/$1/initrd-dracut.img" >"$work/$1/dracut.log" 2>&1 ||
+		{ cat "$work/$1/dracut.log"; echo "FAIL: dracut"; exit 1; }
+}
+
+# boot_run NAME MODE INITRD WORDS: one boot with the kernel command line's WORDS; its report in
+# $work/NAME/report.log. Prints the boot's times; returns boot.sh's status.
+boot_run() {
+	sh "$top_srcdir/tests/boot/boot.sh" --initrd "$3" --disks "$work/$2/disks" \
+		--out "$work/$1" --deadline "$BOOT_DEADLINE" \
+		--append "root=/dev/mapper/vgroot-root rw $4 ${BOOT_APPEND:-}"
+	_rc=$?
+	grep -E '^(PASS|FAIL|TIME|INFO|WALL)' "$work/$1/report.log" | sed "s|^|# $1: |"
+	return $_rc
+}
