@@ -31,6 +31,7 @@
 #include "format/vg.h"
 #include "scan/scan.h"
 #include "state/dgrecord.h"
+#include "state/records.h"
 #include "state/state.h"
 
 /* systemd-run gets this long to queue the timer; then it is killed and the fallback used. */
@@ -343,6 +344,7 @@ static void record(const struct check *k, struct pf_dgrecord *rec, enum pf_dgrec
 static void activate(struct check *k, struct pf_dgrecord *rec, const char *why)
 {
 	struct pf_autoactivate a = { .o = k->o, .paths = k->paths, .st = k->st, .last_exit = -1 };
+	struct pf_records log;
 	int r = pf_state_vg_online_claim(k->paths->run, rec->vg);
 
 	/* claimed by a check that died while lvm2 ran: run it again, it changes nothing twice */
@@ -356,7 +358,11 @@ static void activate(struct check *k, struct pf_dgrecord *rec, const char *why)
 	pf_warn("  VG %s is still incomplete after %u s: activating it degraded: %s.", rec->vg,
 		rec->timeout_sec, why);
 	record(k, rec, PF_DGRECORD_ACTIVATING, why);
+	/* --status's story: the activation's start and lvm2's exit status, how=degraded */
+	pf_records_open(k->paths->run, false, &log);
+	a.rec = &log;
 	pf_autoactivate_degraded(&a, rec->vg);
+	pf_records_close(&log);
 	rec->lvm_status = a.last_exit;
 	if (a.status != PF_EXIT_OK)
 		k->status = PF_EXIT_FAILED;

@@ -531,7 +531,7 @@ void pf_cmd_opts_release(struct pf_opts *o)
 
 const char *const pf_cmd_passed_env[] = {
 	"PVSCAN_FAST_RUN_DIR", "PVSCAN_FAST_LOCK_DIR", "PVSCAN_FAST_ENGINE", "PVSCAN_FAST_DEBUG",
-	"PVSCAN_FAST_LVM", "LVM_SYSTEM_DIR", NULL,
+	"PVSCAN_FAST_LVM", "PVSCAN_FAST_JOURNAL", "LVM_SYSTEM_DIR", NULL,
 };
 
 size_t pf_cmd_passed_args(const struct pf_opts *o, char **argv)

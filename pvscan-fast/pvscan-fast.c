@@ -32,7 +32,7 @@
 
 #define ENGINE_NAME "pvscan-fast-engine"
 /* --setenv=NAME=VALUE strings for systemd-run: pf_cmd_passed_env and ours. */
-#define SETENV_MAX 8
+#define SETENV_MAX 9
 /* systemd-run's own options in lead_as_service() */
 #define ARGS_FIXED 11
 

@@ -22,11 +22,14 @@
 #define STATUS_JSON_VERSION 1
 /* Devices that are simply not PVs or filtered out, named in the table before "and N more". */
 #define ROUTINE_NAMES_MAX 8U
+/* The VG column of the table: wider names push their row's other columns right. */
+#define VG_COLUMN 16
 
 enum colour { NONE, RED, YELLOW, GREEN };
 
 struct out {
 	bool colour;
+	bool details; /* -v: every VG's details, not only those with a problem */
 	uint64_t now_us; /* CLOCK_MONOTONIC, as the records' times */
 };
 
@@ -43,6 +46,7 @@ static const char *state_name(enum pf_status_vg_state s)
 	case PF_STATUS_VG_COMPLETE: return "complete";
 	case PF_STATUS_VG_INCOMPLETE: return "incomplete";
 	case PF_STATUS_VG_REFUSED: return "refused";
+	case PF_STATUS_VG_DEGRADED: return "degraded";
 	}
 	return "?";
 }
@@ -78,6 +82,37 @@ static unsigned lvs_active(const struct pf_status_vg *vg)
 static const char *esc(const char *s, char *buf, size_t size)
 {
 	return pf_str_escape(s, buf, size);
+}
+
+/* One row of the table: the VG at a glance. */
+static void text_row(const struct out *o, const struct pf_status_vg *vg)
+{
+	char a[32], b[32], c[32], act[64], e[4 * 256 + 1], r[4 * 256 + 1], w[4 * 256 + 32];
+	char row[2048];
+	enum colour col = !vg->ok ? RED : vg->state == PF_STATUS_VG_REFUSED ? YELLOW : NONE;
+	size_t n;
+
+	if (vg->how[0])
+		(void)snprintf(act, sizeof(act), "%s %s %s", vg->how,
+			       vg->act_res[0] ? vg->act_res : "...",
+			       span_ms(c, sizeof(c), vg->act_begin_us, vg->act_end_us));
+	else
+		(void)snprintf(act, sizeof(act), "-");
+	if (!vg->ok)
+		esc(vg->problem, w, sizeof(w));
+	else if (vg->state == PF_STATUS_VG_REFUSED)
+		(void)snprintf(w, sizeof(w), "not autoactivated: %s",
+			       esc(vg->refused, r, sizeof(r)));
+	else
+		w[0] = '\0';
+	(void)snprintf(row, sizeof(row), "%-*s %-10s %4zu %10s %10s  %-24s %3u/%-3zu %s", VG_COLUMN,
+		       esc(vg->name, e, sizeof(e)), state_name(vg->state), vg->n_pvs,
+		       at(a, sizeof(a), vg->first_arrival_us), at(b, sizeof(b), vg->complete_us), act,
+		       lvs_active(vg), vg->n_lvs, w);
+	n = strlen(row);
+	while (n && row[n - 1] == ' ')
+		row[--n] = '\0';
+	(void)printf("%s%s%s\n", paint(o, col), row, paint(o, NONE));
 }
 
 static void text_vg(const struct out *o, const struct pf_status *s, const struct pf_status_vg *vg)
@@ -120,6 +155,14 @@ static void text_vg(const struct out *o, const struct pf_status *s, const struct
 	}
 	if (vg->act_why[0])
 		(void)printf("    %s\n", esc(vg->act_why, e, sizeof(e)));
+	if (vg->dg) {
+		(void)printf("  degraded activation: %s, deadline %u s after its first PV (%s)",
+			     vg->dg_state, vg->dg_timeout_sec, at(a, sizeof(a), vg->dg_first_seen_us));
+		if (vg->dg_lvm_status >= 0)
+			(void)printf(", lvm2 exit status %d", vg->dg_lvm_status);
+		(void)printf("%s%s\n", vg->dg_reason[0] ? ": " : "",
+			     esc(vg->dg_reason, e, sizeof(e)));
+	}
 	if (vg->n_lvs)
 		(void)printf("  LVs active now %u of %zu%s\n", lvs_active(vg), vg->n_lvs,
 			     s->dm_available ? "" : " (no device-mapper)");
@@ -200,7 +243,14 @@ static void text(const struct out *o, const struct pf_status *s)
 		     at(a, sizeof(a), o->now_us));
 	if (!s->dm_available)
 		(void)printf("No device-mapper here: no LV is taken for active.\n");
+	if (s->n_vgs)
+		(void)printf("\n%-*s %-10s %4s %10s %10s  %-24s %7s %s\n", VG_COLUMN, "VG", "STATE",
+			     "PVS", "ARRIVED", "COMPLETE", "ACTIVATION", "LVS", "PROBLEM");
+	for (size_t i = 0; i < s->n_vgs; i++)
+		text_row(o, &s->vgs[i]);
 	for (size_t i = 0; i < s->n_vgs; i++) {
+		if (s->vgs[i].ok && !o->details)
+			continue;
 		(void)printf("\n");
 		text_vg(o, s, &s->vgs[i]);
 	}
@@ -280,6 +330,20 @@ static void json_vg(struct pf_json *j, const struct pf_status_vg *vg)
 		pf_json_obj_end(j);
 	} else {
 		pf_json_null(j, "activation");
+	}
+	if (vg->dg) {
+		pf_json_obj_begin(j, "degraded");
+		pf_json_str(j, "state", vg->dg_state);
+		json_us(j, "first_seen_us", vg->dg_first_seen_us);
+		pf_json_u64(j, "timeout_s", vg->dg_timeout_sec);
+		if (vg->dg_lvm_status >= 0)
+			pf_json_i64(j, "lvm2_status", vg->dg_lvm_status);
+		else
+			pf_json_null(j, "lvm2_status");
+		json_str_or_null(j, "reason", vg->dg_reason);
+		pf_json_obj_end(j);
+	} else {
+		pf_json_null(j, "degraded");
 	}
 	pf_json_arr_begin(j, "lvs");
 	for (size_t i = 0; i < vg->n_lvs; i++) {
@@ -400,7 +464,7 @@ int pf_cmd_status(const struct pf_opts *opts)
 	_cleanup_free_ char *log = NULL;
 	struct pf_status s;
 	struct out o = { .colour = isatty(STDOUT_FILENO) && !getenv("NO_COLOR") && !opts->json,
-			 .now_us = pf_now_ns() / 1000U };
+			 .details = opts->verbose > 0, .now_us = pf_now_ns() / 1000U };
 	size_t len = 0;
 	int r, status;
 
@@ -416,6 +480,8 @@ int pf_cmd_status(const struct pf_opts *opts)
 		r = pf_status_add_log(&s, pf_span_make(log, len));
 	if (r == 0)
 		r = pf_status_load_queue(&s, paths.run, paths.lock, paths.proc, realtime_us());
+	if (r == 0)
+		r = pf_status_load_degraded(&s, paths.run);
 	if (r == 0)
 		r = ask_dm(opts, &paths, &s);
 	if (r < 0) {

@@ -17,6 +17,7 @@
 #include "base/grow.h"
 #include "base/strutil.h"
 #include "state/coalesce.h"
+#include "state/dgrecord.h"
 #include "state/status.h"
 
 /* /proc/locks holds a line per lock on the host; read no more than this of it. */
@@ -499,6 +500,35 @@ int pf_status_load_queue(struct pf_status *s, const char *run_dir, const char *l
 	return 0;
 }
 
+int pf_status_load_degraded(struct pf_status *s, const char *run_dir)
+{
+	_cleanup_free_ struct pf_dgrecord *recs = NULL;
+	size_t n = 0;
+	int r = pf_dgrecord_list(run_dir, &recs, &n);
+
+	if (r < 0)
+		return r == -ENOENT ? 0 : r;
+	for (size_t i = 0; i < n; i++) {
+		struct pf_status_vg *vg = find_vg(s, recs[i].vg);
+
+		if (!vg) {
+			r = pf_grow(&s->vgs, &s->cap_vgs, s->n_vgs + 1, PF_STATUS_VGS_MAX);
+			if (r < 0)
+				return r;
+			vg = &s->vgs[s->n_vgs++];
+			*vg = (struct pf_status_vg){ .act_status = -1 };
+			COPY(vg->name, recs[i].vg);
+		}
+		vg->dg = true;
+		COPY(vg->dg_state, pf_dgrecord_state_name(recs[i].state));
+		vg->dg_first_seen_us = recs[i].first_seen_ns / 1000U;
+		vg->dg_timeout_sec = recs[i].timeout_sec;
+		vg->dg_lvm_status = recs[i].lvm_status;
+		COPY(vg->dg_reason, recs[i].reason);
+	}
+	return 0;
+}
+
 /* The LV name in a dm name "VG-LV" (lvm2 doubles '-' inside each), for a VG named vg. */
 static bool dm_lv_name(const char *dm_name, const char *vg, char *out, size_t size)
 {
@@ -552,6 +582,9 @@ int pf_status_set_dm(struct pf_status *s, bool available, const char *const *uui
 				if (!lv)
 					return -ENOMEM;
 			}
+			/* an LV recorded without its UUID (found active already) is known by name */
+			if (!lv->uuid[0])
+				COPY(lv->uuid, uuids[i]);
 			lv->active = true;
 		}
 	}
@@ -578,6 +611,21 @@ static void judge_vg(const struct pf_status *s, struct pf_status_vg *vg)
 	vg->problem[0] = '\0';
 	if (vg->state == PF_STATUS_VG_REFUSED)
 		return; /* autoactivation intends it down */
+	/* up without some of its PVs: what was asked for, and still not the VG complete */
+	if (vg->state == PF_STATUS_VG_INCOMPLETE &&
+	    ((eq(vg->how, "degraded") && eq(vg->act_res, "ok")) ||
+	     (vg->dg && eq(vg->dg_state, "degraded")))) {
+		vg->state = PF_STATUS_VG_DEGRADED;
+		problem(vg, "degraded: %u PV%s missing, activated without", vg->need,
+			vg->need == 1 ? "" : "s");
+		return;
+	}
+	if (vg->state == PF_STATUS_VG_INCOMPLETE && vg->dg) {
+		problem(vg, "incomplete: %u PV%s missing; degraded activation %s%s%s", vg->need,
+			vg->need == 1 ? "" : "s", vg->dg_state, vg->dg_reason[0] ? ": " : "",
+			vg->dg_reason);
+		return;
+	}
 	if (vg->state == PF_STATUS_VG_INCOMPLETE) {
 		problem(vg, "incomplete: %u PV%s missing", vg->need, vg->need == 1 ? "" : "s");
 		return;

@@ -16,7 +16,7 @@
  *   vg        vg= vgid= state=complete|incomplete need=N pvs=N
  *   missing   vg= pvid= hint= size=SECTORS   after an incomplete vg record, one per PV
  *   claim     vg= res=ours|taken              vgs_online/VG created, or there already
- *   activate  vg= how=native|lvm2|recover     activation began
+ *   activate  vg= how=native|lvm2|recover|degraded|udev   activation began
  *   lv        vg= lv= uuid= res=loaded|active|skipped|failed why=
  *   activated vg= how= res=ok|failed status=N why= active=N
  *   rotated                                   the generation before is records.old
@@ -41,6 +41,7 @@ enum pf_status_vg_state {
 	PF_STATUS_VG_INCOMPLETE,
 	PF_STATUS_VG_COMPLETE,
 	PF_STATUS_VG_REFUSED, /* lvm2 would not autoactivate it at all: refused says why */
+	PF_STATUS_VG_DEGRADED, /* incomplete, and activated so (how "degraded") all the same */
 };
 
 struct pf_status_missing {
@@ -86,6 +87,13 @@ struct pf_status_vg {
 	struct pf_status_lv *lvs;
 	size_t n_lvs, cap_lvs;
 	uint64_t last_us; /* the newest record about it */
+	/* degraded activation's own record of it (state/dgrecord.h), when it keeps one */
+	bool dg;
+	char dg_state[16];
+	uint64_t dg_first_seen_us;
+	unsigned dg_timeout_sec;
+	int dg_lvm_status; /* -1: lvm2 not run */
+	char dg_reason[256];
 	bool ok;
 	char problem[256];
 };
@@ -139,6 +147,13 @@ int pf_status_add_log(struct pf_status *s, struct pf_span buf) _nonnull_(1) _mus
  */
 int pf_status_load_queue(struct pf_status *s, const char *run_dir, const char *lock_dir,
 			 const char *proc_dir, uint64_t now_realtime_us) _nonnull_(1, 2, 3, 4)
+	_must_check_;
+
+/*
+ * Degraded activation's records of run_dir (state/dgrecord.h): each VG's deadline, what was
+ * decided and lvm2's exit status, joined to the VG of that name. Reads directory entries only.
+ */
+int pf_status_load_degraded(struct pf_status *s, const char *run_dir) _nonnull_(1, 2)
 	_must_check_;
 
 /*

@@ -8,7 +8,8 @@
 # check hands a raid1 VG missing a PV to `vgchange -aay --activationmode degraded`, leaves a
 # linear VG missing a PV down, leaves a VG whose PVs all arrived in time to the normal
 # activation, and changes nothing when run again; --dry-run says what it would do and does
-# nothing; with the setting off nothing is recorded or armed. The raid1 VG is written with
+# nothing; with the setting off nothing is recorded or armed; --status shows the raid1 VG
+# degraded with lvm2's exit status. The raid1 VG is written with
 # vgcfgrestore, as lvcreate cannot make raid without device-mapper.
 . "$(dirname "$0")/../lib/test-lib.sh"
 t_require lvm unshare mount truncate losetup python3
@@ -250,6 +251,18 @@ fi
 	t_pass "vgr claimed in vgs_online, vgl not" || t_fail "vgs_online claims"
 grep -q "^lvm_status=0$" "$RUN/pvscan-fast/degraded/vgr" &&
 	t_pass "lvm2's exit status recorded" || t_fail "lvm2's exit status not recorded"
+# --status tells it: vgr up degraded (so not healthy), by lvm2 with exit status 0
+if command -v jq >/dev/null 2>&1; then
+	pf --status --json >"$T_DIR/status.json" 2>/dev/null
+	if jq -e '.healthy == false and (.vgs[] | select(.name == "vgr") |
+		.state == "degraded" and .degraded.state == "degraded" and
+		.degraded.lvm2_status == 0 and .activation.how == "degraded" and
+		.activation.lvm2_status == 0)' "$T_DIR/status.json" >/dev/null; then
+		t_pass "--status: vgr degraded, lvm2's exit status 0"
+	else
+		t_fail "--status: $(jq -c '.vgs[] | select(.name == "vgr")' "$T_DIR/status.json")"
+	fi
+fi
 
 # the timer firing twice, or late: nothing more
 pf --cache --activate ay --degradedcheck >"$T_DIR/out" 2>&1

@@ -138,7 +138,8 @@ else
 	t_fail "all up: activations: $(tr '\n' ' ' <"$ACTLOG")"
 fi
 "$PFI" --status --driverloaded n >"$T_DIR/status.txt" 2>&1
-if grep -q '^pvscan-fast status: healthy' "$T_DIR/status.txt" && grep -q '^VG vg0: complete' "$T_DIR/status.txt" &&
+if grep -q '^pvscan-fast status: healthy' "$T_DIR/status.txt" &&
+	grep -Eq '^vg0 +complete +1 .* lvm2 ok ' "$T_DIR/status.txt" &&
 	! grep -q "$(printf '\033')" "$T_DIR/status.txt"; then
 	t_pass "all up: the table says healthy, names vg0, no colour into a file"
 else

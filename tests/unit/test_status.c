@@ -11,6 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "state/dgrecord.h"
 #include "state/status.h"
 #include "unit.h"
 
@@ -158,6 +159,82 @@ START_TEST(test_verdicts)
 }
 END_TEST
 
+START_TEST(test_degraded)
+{
+	static const char log[] =
+		"pfr1 1 1 dev dev=8:16 name=/dev/sdb res=read pvid=P0 vg=r1 act=1\n"
+		"pfr1 2 1 vg vg=r1 state=incomplete need=1\n"
+		"pfr1 3 1 missing vg=r1 pvid=P1 hint=/dev/sdc size=8\n"
+		"pfr1 30 1 activate vg=r1 how=degraded\n"
+		"pfr1 31 1 activated vg=r1 how=degraded res=ok status=0\n";
+	struct pf_status s;
+
+	load(&s, log);
+	pf_status_judge(&s);
+	ck_assert_int_eq(s.vgs[0].state, PF_STATUS_VG_DEGRADED);
+	ck_assert_str_eq(s.vgs[0].problem, "degraded: 1 PV missing, activated without");
+	ck_assert(!s.healthy);
+	pf_status_release(&s);
+	/* the missing PV came back: complete, and the degraded activation is history */
+	load(&s, "pfr1 1 1 vg vg=r1 state=incomplete need=1\n"
+		 "pfr1 31 1 activated vg=r1 how=degraded res=ok status=0\n"
+		 "pfr1 40 1 vg vg=r1 state=complete\n");
+	pf_status_judge(&s);
+	ck_assert_int_eq(s.vgs[0].state, PF_STATUS_VG_COMPLETE);
+	ck_assert(s.healthy);
+	pf_status_release(&s);
+}
+END_TEST
+
+/* Degraded activation's own records (state/dgrecord.h) joined to the VGs of the log. */
+START_TEST(test_dgrecords)
+{
+	static const char log[] = "pfr1 1 1 vg vg=r1 state=incomplete need=1\n"
+				  "pfr1 2 1 vg vg=r2 state=incomplete need=2\n";
+	const char *tmp = getenv("TMPDIR");
+	struct pf_dgrecord rec = { .state = PF_DGRECORD_DEGRADED, .first_seen_ns = 5000000,
+				   .timeout_sec = 30, .lvm_status = 0 };
+	char root[512], path[700];
+	struct pf_status s;
+	const struct pf_status_vg *v;
+
+	(void)snprintf(root, sizeof(root), "%s/pf-status.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	(void)snprintf(path, sizeof(path), "%s/pvscan-fast", root);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	(void)snprintf(rec.vg, sizeof(rec.vg), "r1");
+	ck_assert_int_eq(pf_dgrecord_write(root, &rec), 0);
+	rec = (struct pf_dgrecord){ .state = PF_DGRECORD_WAITING, .first_seen_ns = 6000000,
+				    .timeout_sec = 30, .lvm_status = -1 };
+	(void)snprintf(rec.vg, sizeof(rec.vg), "r2");
+	ck_assert_int_eq(pf_dgrecord_write(root, &rec), 0);
+
+	load(&s, log);
+	ck_assert_int_eq(pf_status_load_degraded(&s, root), 0);
+	pf_status_judge(&s);
+	v = vg(&s, "r1");
+	ck_assert(v->dg);
+	ck_assert_int_eq(v->state, PF_STATUS_VG_DEGRADED);
+	ck_assert_uint_eq(v->dg_first_seen_us, 5000);
+	ck_assert_int_eq(v->dg_lvm_status, 0);
+	v = vg(&s, "r2");
+	ck_assert_str_eq(v->dg_state, "waiting");
+	ck_assert_str_eq(v->problem, "incomplete: 2 PVs missing; degraded activation waiting");
+	ck_assert(!s.healthy);
+	pf_status_release(&s);
+
+	/* no degraded/ directory: nothing, and no error */
+	(void)snprintf(path, sizeof(path), "rm -rf '%s/pvscan-fast/degraded'", root);
+	ck_assert_int_eq(system(path), 0);
+	load(&s, log);
+	ck_assert_int_eq(pf_status_load_degraded(&s, root), 0);
+	ck_assert(!vg(&s, "r1")->dg);
+	pf_status_release(&s);
+	(void)snprintf(path, sizeof(path), "rm -rf '%s'", root);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 START_TEST(test_unclaimed_and_junk)
 {
 	static const char log[] =
@@ -251,6 +328,8 @@ static Suite *make_suite(void)
 
 	tcase_add_test(tc, test_assemble);
 	tcase_add_test(tc, test_verdicts);
+	tcase_add_test(tc, test_degraded);
+	tcase_add_test(tc, test_dgrecords);
 	tcase_add_test(tc, test_unclaimed_and_junk);
 	tcase_add_test(tc, test_queue);
 	suite_add_tcase(s, tc);
