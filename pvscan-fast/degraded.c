@@ -133,9 +133,9 @@ static int arm_systemd(char *const *argv, unsigned delay_s, uint64_t deadline_ns
 	if (access(sdrun, X_OK) < 0)
 		return -ENOENT;
 	(void)snprintf(on, sizeof(on), "--on-active=%us", delay_s);
-	/* one unit per deadline second: arming the same deadline twice makes one timer */
-	(void)snprintf(unit, sizeof(unit), "--unit=pvscan-fast-degraded-%llu",
-		       (unsigned long long)(deadline_ns / NSEC_PER_SEC));
+	/* a name of its own: a deadline armed twice fires twice, and the check does nothing twice */
+	(void)snprintf(unit, sizeof(unit), "--unit=pvscan-fast-degraded-%llu-%ld",
+		       (unsigned long long)(deadline_ns / NSEC_PER_SEC), (long)getpid());
 	args[n++] = sdrun;
 	args[n++] = "--quiet";
 	args[n++] = "--collect";
