@@ -148,8 +148,8 @@ pf() {
 # event DEV: what the udev rule runs for DEV.
 event() {
 	pf --cache --activate ay --autoactivation event \
-		--major "$(stat -L -c %t "$1" | xargs printf '%d')" \
-		--minor "$(stat -L -c %T "$1" | xargs printf '%d')"
+		--major "$(printf '%d' "0x$(stat -L -c %t "$1")")" \
+		--minor "$(printf '%d' "0x$(stat -L -c %T "$1")")"
 }
 
 state_of() {
@@ -167,7 +167,7 @@ expect_state() {
 }
 
 calls() {
-	grep -c -- "$1" "$LOG" 2>/dev/null || true
+	if [ -e "$LOG" ]; then grep -c -- "$1" "$LOG" || true; else echo 0; fi
 }
 
 # ---- the setting off: lvm2's behaviour, nothing recorded or armed ----
