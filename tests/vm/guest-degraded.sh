@@ -21,8 +21,8 @@
 set -eu
 
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
-# Under /run: something this script starts under systemd (lvm2 activating raid) can pull in
-# tmp.mount, whose fresh tmpfs would hide a work directory in /tmp.
+# Under /run: with systemd as init, a work directory in /tmp vanished once lvm2 had activated
+# raid (tmp.mount was active then); /run is not mounted again.
 guest_init guest-degraded.sh /run/pf-degraded-test
 [ -d /run/systemd/system ] || { echo "SKIP: degraded: systemd is not init here"; exit 77; }
 DEADLINE=300
@@ -175,7 +175,10 @@ if [ "$(state_of vgr)" = degraded ] && active vgr r1; then
 		"$run/pvscan-fast/degraded/vgr"))"
 else
 	not_ok "on: vgr is '$(state_of vgr)'"
-	journalctl -o cat -u 'pvscan-fast-degraded-*' --no-pager 2>/dev/null | tail -20 |
+	dmsetup info vgr-r1 2>&1 | sed 's/^/#   /'
+	dmsetup ls 2>&1 | sed 's/^/#   /'
+	sed 's/^/#   /' "$run/pvscan-fast/degraded/vgr"
+	journalctl -o cat -u 'pvscan-fast-degraded-*' --no-pager 2>/dev/null | tail -40 |
 		sed 's/^/#   /'
 fi
 attrs vgr >"$work/vgr.ours"
