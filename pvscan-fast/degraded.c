@@ -30,6 +30,7 @@
 #include "format/probe.h"
 #include "format/vg.h"
 #include "scan/scan.h"
+#include "state/coalesce.h"
 #include "state/dgrecord.h"
 #include "state/state.h"
 
@@ -470,11 +471,20 @@ out:
 int pf_cmd_degraded_check(const struct pf_opts *o, const struct pf_paths *paths,
 			  const struct pf_settings *st)
 {
-	struct check k = { .o = o, .paths = paths, .st = st, .now = pf_now_ns() };
+	struct check k = { .o = o, .paths = paths, .st = st };
 	_cleanup_free_ struct pf_dgrecord *recs = NULL;
+	_cleanup_close_ int lock = -1;
 	size_t n = 0;
-	int r = pf_dgrecord_list(paths->run, &recs, &n);
+	int r = pf_dgrecord_lock(paths->run, PF_COALESCE_LOCK_TIMEOUT_MS_DEFAULT, &lock);
 
+	if (r < 0) {
+		pf_err("  Cannot take the degraded activation lock in %s: %s.", paths->run,
+		       r == -ETIMEDOUT ? "another check holds it" : strerror(-r));
+		return PF_EXIT_FAILED;
+	}
+	/* what a check before us decided is in the records: read them only now */
+	k.now = pf_now_ns();
+	r = pf_dgrecord_list(paths->run, &recs, &n);
 	if (r < 0) {
 		pf_err("  Cannot read the degraded activation records in %s: %s.", paths->run,
 		       strerror(-r));

@@ -4,14 +4,17 @@
 #
 #   tests/vm/vm-run.sh --systemd tests/vm/guest-degraded.sh
 #
-# lvm2 makes three VGs on loop devices, each over two disks: vgr (a raid1 LV), vgl (a linear LV
-# spanning both disks), vgc (a raid1 LV); then each VG's second disk is taken away. pvscan-fast
+# lvm2 makes five VGs on loop devices, each over two disks: vgr (a raid1 LV), vgl (a linear LV
+# spanning both disks), vgc (a raid1 LV), vgm (a mirror, segment type "mirror", core log), vgz
+# (raid0); then each VG's second disk is taken away. pvscan-fast
 # is run for each present disk as its udev rule runs it (lvm2's own rule masked), and:
 #   * setting off: vgr stays down, as lvm2's event activation leaves it (lvm2's pvscan is run
 #     on the same disk), with no record and no timer;
 #   * setting on (3 s): the leader arranges a systemd timer, which with no further uevent runs
 #     the check; vgr comes up degraded, its LVs (sub-LVs included) with the lv_attr lvm2 shows
-#     after its own `vgchange -aay --activationmode degraded vgr`; vgl never comes up;
+#     after its own `vgchange -aay --activationmode degraded vgr`; vgl never comes up; vgm
+#     stays down as lvm2's degraded vgchange leaves it; vgz stays down although lvm2's degraded
+#     vgchange runs it (with an error target for the lost leg: partial data);
 #   * setting on (600 s), vgc's second disk arriving before the deadline: vgc is activated
 #     normally (the lv_attr of lvm2's `vgchange -aay vgc` with both disks), and the check, run
 #     as its timer would run it, records it complete and activates nothing degraded.
@@ -93,10 +96,17 @@ attach la && LA=$dev
 attach lb && LB=$dev
 attach ca && CA=$dev
 attach cb && CB=$dev
+attach ma && MA=$dev
+attach mb && MB=$dev
+attach za && ZA=$dev
+attach zb && ZB=$dev
 {
-	lvm pvcreate -q $RA $RB $LA $LB $CA $CB &&
+	lvm pvcreate -q $RA $RB $LA $LB $CA $CB $MA $MB $ZA $ZB &&
 		lvm vgcreate -q vgr $RA $RB && lvm vgcreate -q vgl $LA $LB &&
-		lvm vgcreate -q vgc $CA $CB &&
+		lvm vgcreate -q vgc $CA $CB && lvm vgcreate -q vgm $MA $MB &&
+		lvm vgcreate -q vgz $ZA $ZB &&
+		lvm lvcreate -q -y --type mirror -m1 --mirrorlog core -L 8M -n m1 vgm &&
+		lvm lvcreate -q -y --type raid0 -i2 -L 8M -n r0 vgz &&
 		lvm lvcreate -q -y --type raid1 -m1 -L 8M -n r1 vgr &&
 		lvm lvcreate -q -y --type raid1 -m1 -L 8M -n r1 vgc &&
 		lvm lvcreate -q -y -L 80M -n lin vgl
@@ -113,10 +123,10 @@ until lvm lvs --noheadings -o sync_percent vgr/r1 vgc/r1 2>/dev/null |
 done
 lvm vgchange -q -ay vgc >/dev/null 2>&1
 attrs vgc >"$work/vgc.lvm2"
-lvm vgchange -q -an vgr vgl vgc >/dev/null 2>&1
-detach "$RB"
-detach "$LB"
-detach "$CB"
+lvm vgchange -q -an vgr vgl vgc vgm vgz >/dev/null 2>&1
+for d in "$RB" "$LB" "$CB" "$MB" "$ZB"; do
+	detach "$d"
+done
 udevadm settle
 
 # ---- lvm2, for reference: event activation leaves vgr down; degraded mode brings it up ----
@@ -136,6 +146,19 @@ else
 	sed 's/^/#   /' "$work/lvm2-degraded.log"
 fi
 lvm vgchange -q -an vgr >/dev/null 2>&1
+lvm vgchange -aay --activationmode degraded vgm vgz >"$work/lvm2-mz.log" 2>&1 || true
+if ! active vgm m1; then
+	ok "lvm2's degraded vgchange leaves a mirror (type mirror) with a leg lost down"
+else
+	not_ok "lvm2's degraded vgchange activates a mirror with a leg lost"
+fi
+if active vgz r0; then
+	ok "lvm2's degraded vgchange runs a raid0 with a leg lost"
+else
+	not_ok "lvm2's degraded vgchange leaves a raid0 with a leg lost down"
+	sed 's/^/#   /' "$work/lvm2-mz.log"
+fi
+lvm vgchange -q -an vgm vgz >/dev/null 2>&1
 echo "# lvm2's degraded vgr:"
 sed 's/^/#   /' "$work/vgr.lvm2"
 
@@ -164,9 +187,7 @@ else
 fi
 t0=$(up)
 # (the first leader since boot reads every disk: vgc, a disk short too, goes the same way)
-while [ "$(state_of vgr)" = waiting ] || [ "$(state_of vgr)" = activating ] ||
-	[ "$(state_of vgl)" = waiting ] || [ "$(state_of vgc)" = waiting ] ||
-	[ "$(state_of vgc)" = activating ]; do
+while grep -qsE '^state=(waiting|activating)$' "$run"/pvscan-fast/degraded/*; do
 	[ "$(since "$t0" | cut -d. -f1)" -lt "$DEADLINE" ] || break
 	sleep 0.5
 done
@@ -178,8 +199,9 @@ else
 	dmsetup info vgr-r1 2>&1 | sed 's/^/#   /'
 	dmsetup ls 2>&1 | sed 's/^/#   /'
 	sed 's/^/#   /' "$run/pvscan-fast/degraded/vgr"
-	journalctl -o cat -u 'pvscan-fast-degraded-*' --no-pager 2>/dev/null | tail -40 |
-		sed 's/^/#   /'
+	journalctl -o short-monotonic -u 'pvscan-fast-degraded-*' --no-pager 2>/dev/null |
+		tail -40 | sed 's/^/#   /'
+	sed 's/^/#   events: /' "$work/events.log"
 fi
 attrs vgr >"$work/vgr.ours"
 same "on: vgr's lv_attr as after lvm2's own degraded vgchange" "$work/vgr.lvm2" "$work/vgr.ours"
@@ -188,6 +210,13 @@ if [ "$(state_of vgl)" = refused ] && ! active vgl lin; then
 		"$run/pvscan-fast/degraded/vgl"))"
 else
 	not_ok "on: vgl is '$(state_of vgl)', active: $(dmsetup ls | grep -c vgl- || true)"
+fi
+if [ "$(state_of vgm)" = refused ] && ! active vgm m1 && [ "$(state_of vgz)" = refused ] &&
+	! active vgz r0; then
+	ok "on: the mirror and the raid0 with a leg lost stay down ($(sed -n 's/^reason=//p' \
+		"$run/pvscan-fast/degraded/vgz"))"
+else
+	not_ok "on: vgm is '$(state_of vgm)', vgz '$(state_of vgz)'"
 fi
 lvm vgchange -q -an vgr vgc >/dev/null 2>&1
 
