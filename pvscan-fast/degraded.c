@@ -30,6 +30,7 @@
 #include "format/probe.h"
 #include "format/vg.h"
 #include "scan/scan.h"
+#include "state/coalesce.h"
 #include "state/dgrecord.h"
 #include "state/records.h"
 #include "state/state.h"
@@ -134,9 +135,9 @@ static int arm_systemd(char *const *argv, unsigned delay_s, uint64_t deadline_ns
 	if (access(sdrun, X_OK) < 0)
 		return -ENOENT;
 	(void)snprintf(on, sizeof(on), "--on-active=%us", delay_s);
-	/* one unit per deadline second: arming the same deadline twice makes one timer */
-	(void)snprintf(unit, sizeof(unit), "--unit=pvscan-fast-degraded-%llu",
-		       (unsigned long long)(deadline_ns / NSEC_PER_SEC));
+	/* a name of its own: a deadline armed twice fires twice, and the check does nothing twice */
+	(void)snprintf(unit, sizeof(unit), "--unit=pvscan-fast-degraded-%llu-%ld",
+		       (unsigned long long)(deadline_ns / NSEC_PER_SEC), (long)getpid());
 	args[n++] = sdrun;
 	args[n++] = "--quiet";
 	args[n++] = "--collect";
@@ -476,11 +477,20 @@ out:
 int pf_cmd_degraded_check(const struct pf_opts *o, const struct pf_paths *paths,
 			  const struct pf_settings *st)
 {
-	struct check k = { .o = o, .paths = paths, .st = st, .now = pf_now_ns() };
+	struct check k = { .o = o, .paths = paths, .st = st };
 	_cleanup_free_ struct pf_dgrecord *recs = NULL;
+	_cleanup_close_ int lock = -1;
 	size_t n = 0;
-	int r = pf_dgrecord_list(paths->run, &recs, &n);
+	int r = pf_dgrecord_lock(paths->run, PF_COALESCE_LOCK_TIMEOUT_MS_DEFAULT, &lock);
 
+	if (r < 0) {
+		pf_err("  Cannot take the degraded activation lock in %s: %s.", paths->run,
+		       r == -ETIMEDOUT ? "another check holds it" : strerror(-r));
+		return PF_EXIT_FAILED;
+	}
+	/* what a check before us decided is in the records: read them only now */
+	k.now = pf_now_ns();
+	r = pf_dgrecord_list(paths->run, &recs, &n);
 	if (r < 0) {
 		pf_err("  Cannot read the degraded activation records in %s: %s.", paths->run,
 		       strerror(-r));

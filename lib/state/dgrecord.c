@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -297,6 +298,27 @@ int pf_dgrecord_list(const char *run_dir, struct pf_dgrecord **ret, size_t *ret_
 	}
 	*ret = recs;
 	*ret_n = n;
+	return 0;
+}
+
+int pf_dgrecord_lock(const char *run_dir, unsigned timeout_ms, int *ret_fd)
+{
+	char dir[PATH_MAX], path[PATH_MAX];
+	int fd, r = record_dir(run_dir, true, dir, sizeof(dir));
+
+	if (r < 0)
+		return r;
+	if (snprintf(path, sizeof(path), "%s/.lock", dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, FILE_MODE);
+	if (fd < 0)
+		return -errno;
+	r = pf_flock_until(fd, LOCK_EX, pf_deadline_after_ms(timeout_ms));
+	if (r < 0) {
+		(void)close(fd);
+		return r;
+	}
+	*ret_fd = fd;
 	return 0;
 }
 

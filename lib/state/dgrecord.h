@@ -68,6 +68,15 @@ int pf_dgrecord_write(const char *run_dir, const struct pf_dgrecord *rec) _nonnu
 int pf_dgrecord_list(const char *run_dir, struct pf_dgrecord **ret, size_t *ret_n)
 	_nonnull_(1, 2, 3) _must_check_;
 
+/*
+ * Take the checks' lock (<run>/pvscan-fast/degraded/.lock, exclusive), so that checks started
+ * together (a timer firing twice, the recovery unit beside a timer) run one after the other
+ * and each sees what the one before decided. Waits until timeout_ms; returns 0 with *ret_fd
+ * (close it to let go), -ETIMEDOUT, -EINTR (termination asked for) or -errno.
+ */
+int pf_dgrecord_lock(const char *run_dir, unsigned timeout_ms, int *ret_fd) _nonnull_(1, 3)
+	_must_check_;
+
 /* Whether any record exists at all (one directory look, nothing parsed). */
 bool pf_dgrecord_any(const char *run_dir) _nonnull_(1);
 

@@ -165,6 +165,24 @@ START_TEST(test_parse_refusals)
 }
 END_TEST
 
+/* Checks run one after the other: a second one waits for the first's lock, then takes it. */
+START_TEST(test_lock)
+{
+	int a = -1, b = -1;
+
+	ck_assert_int_eq(pf_dgrecord_lock(run_dir, 1000, &a), 0);
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_eq(pf_dgrecord_lock(run_dir, 0, &b), -EWOULDBLOCK);
+	ck_assert_int_eq(pf_dgrecord_lock(run_dir, 200, &b), -ETIMEDOUT);
+	ck_assert_int_eq(b, -1);
+	/* the lock file is no record */
+	ck_assert(!pf_dgrecord_any(run_dir));
+	ck_assert_int_eq(close(a), 0);
+	ck_assert_int_eq(pf_dgrecord_lock(run_dir, 0, &b), 0);
+	ck_assert_int_eq(close(b), 0);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("dgrecord");
@@ -174,6 +192,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_begin_once);
 	tcase_add_test(tc, test_write_read_list);
 	tcase_add_test(tc, test_parse_refusals);
+	tcase_add_test(tc, test_lock);
 	suite_add_tcase(s, tc);
 	return s;
 }
