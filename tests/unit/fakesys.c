@@ -187,17 +187,10 @@ void fakesys_init(struct fakesys *fs)
 	fakesys_write(fs, "proc/partitions", "major minor  #blocks  name\n\n");
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 void fakesys_destroy(struct fakesys *fs)
 {
 	if (fs->root)
-		(void)nftw(fs->root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+		pf_unit_rm_rf(fs->root);
 	pf_paths_release(&fs->paths);
 	free(fs->root);
 	fs->root = NULL;

@@ -26,12 +26,6 @@ static char lock_dir[512];
 static char sys_dir[512];
 static char fast_dir[PATH_MAX]; /* <run>/pvscan-fast */
 
-static int rm_one(const char *path, const struct stat *st _unused_, int flag _unused_,
-		  struct FTW *ftw _unused_)
-{
-	return remove(path);
-}
-
 static void setup(void)
 {
 	char kernel[PATH_MAX];
@@ -50,7 +44,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	(void)nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	pf_unit_rm_rf(root);
 }
 
 /* A path under <run>/pvscan-fast; a few rotating buffers so two can be used at once. */

@@ -22,14 +22,6 @@
 static char tmp_root[256];
 static char run_dir[300];
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void setup(void)
 {
 	snprintf(tmp_root, sizeof(tmp_root), "%s/pf-dgrecord-XXXXXX", getenv("TMPDIR") ?: "/tmp");
@@ -40,7 +32,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	(void)nftw(tmp_root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	pf_unit_rm_rf(tmp_root);
 }
 
 /* Write text as vg's record file directly, as a dying writer or another program might. */

@@ -22,12 +22,6 @@ static char lock_dir[512];
 
 #define WAIT PF_LVMLOCK_TIMEOUT_MS_DEFAULT
 
-static int rm_one(const char *path, const struct stat *st _unused_, int flag _unused_,
-		  struct FTW *ftw _unused_)
-{
-	return remove(path);
-}
-
 static void setup(void)
 {
 	(void)snprintf(root, sizeof(root), "/tmp/pf-lvmlock.XXXXXX");
@@ -38,7 +32,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	(void)nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	pf_unit_rm_rf(root);
 }
 
 static bool exists(const char *name)

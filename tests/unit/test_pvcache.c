@@ -36,17 +36,9 @@ static void setup(void)
 	ck_assert_ptr_nonnull(dev);
 }
 
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static void teardown(void)
 {
-	(void)nftw(run_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	pf_unit_rm_rf(run_dir);
 	free(dev);
 }
 

@@ -28,14 +28,6 @@
 static char tmp_root[256];
 static char run_dir[PATH_MAX];
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void setup(void)
 {
 	snprintf(tmp_root, sizeof(tmp_root), "%s/pf-state-XXXXXX", getenv("TMPDIR") ?: "/tmp");
@@ -47,7 +39,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	(void)nftw(tmp_root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	pf_unit_rm_rf(tmp_root);
 }
 
 /* A path under the run dir; a few rotating buffers so two can be used at once. */

@@ -83,12 +83,6 @@ static void write_pv(const char *path, const char *pvid)
 
 static char dir[64], pv_path[96], pv2_path[96], fifo_path[96], lock_dir[96];
 
-static int rm_one(const char *path, const struct stat *st _unused_, int flag _unused_,
-		  struct FTW *ftw _unused_)
-{
-	return remove(path);
-}
-
 static void setup(void)
 {
 	(void)snprintf(dir, sizeof(dir), "/tmp/pf-vgact-XXXXXX");
@@ -108,7 +102,7 @@ static void setup(void)
 static void teardown(void)
 {
 	conf_teardown();
-	(void)nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	pf_unit_rm_rf(dir);
 }
 
 static bool has_msg(const struct pf_activate_result *res, enum pf_aamsg_level level,
@@ -159,7 +153,7 @@ START_TEST(test_reread_hung_pv_missing)
 	struct pf_activate_pv pvs[2] = { { .pvid = PF_BUILD_PVID, .path = pv_path },
 					 { .pvid = PVID2, .path = fifo_path } };
 	struct pf_activate_result res, ref;
-	char want[256];
+	char want[1024];
 
 	/* As if the hung PV were not there at all: the same verdict, plus a warning naming it. */
 	activate(pvs, 2, &res);

@@ -4,7 +4,10 @@
 #define PF_TEST_UNIT_H
 
 #include <check.h>
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 /*
  * Every test case's time limit (Check's default is 4 s). It only catches a hang: the slowest
@@ -20,6 +23,21 @@ static inline TCase *pf_unit_tcase(const char *name)
 
 	tcase_set_timeout(tc, PF_UNIT_TIMEOUT_S);
 	return tc;
+}
+
+static inline int pf_unit_rm_one(const char *path, const struct stat *st, int flag,
+				 struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* rm -rf dir, for a teardown: depth first, never following a symlink out of it. */
+static inline void pf_unit_rm_rf(const char *dir)
+{
+	(void)nftw(dir, pf_unit_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /*
