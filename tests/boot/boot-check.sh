@@ -193,7 +193,8 @@ else
 fi
 # Duplicate PVs: lvm2's and pvscan-fast's words for them, in the journal (the kernel's log
 # and, through dracut, the initramfs's) and in pvs.
-grep -iE 'duplicate|not using device|prefers device' /tmp/journal /tmp/pvs >/tmp/dups
+grep -iE 'duplicate (pv|for pvid|devices)|not using device|prefers device' /tmp/journal /tmp/pvs \
+	>/tmp/dups
 if [ -s /tmp/dups ]; then
 	fail "duplicate PVs reported: $(wc -l </tmp/dups) lines"
 	sed 's/^/LOG /' /tmp/dups | head -20
@@ -224,6 +225,15 @@ if [ "$mode" = pvscan-fast ]; then
 		pass "pvscan-fast-recover.service: success"
 	else
 		fail "pvscan-fast-recover.service: $r"
+	fi
+	# What pvscan-fast's own records say of the devices it did not use.
+	pvscan-fast --status --json >/tmp/status.json 2>&1
+	n=$(grep -c '"result": *"duplicate"' /tmp/status.json || true)
+	if [ "$n" -eq 0 ]; then
+		pass "pvscan-fast --status: no device left out as a duplicate"
+	else
+		fail "pvscan-fast --status: $n devices left out as duplicates"
+		sed 's/^/LOG status: /' /tmp/status.json | head -40
 	fi
 	if grep -q 'pvscan-fast.*still running' /tmp/journal; then
 		fail "the initramfs's wait for the leader timed out"

@@ -6,7 +6,7 @@
 #            the PV's label at its start, as a PV lvm2 must not use) holding VG vgmd, LV lv
 #   CRYPT    a LUKS2 volume opened with KEY, holding VG vgcrypt, LV lv
 # Real mdadm, cryptsetup and lvm2 (--driverloaded n, lvcreate -an -Zn); everything is stopped,
-# closed and detached again before the VM ends.
+# closed and detached again before the VM ends. DIR/mdadm.arrays: the array's ARRAY line.
 #
 # usage: guest-stacks.sh DIR MDA MDB CRYPT KEY LUKSUUID
 set -eu
@@ -42,6 +42,8 @@ for pv in "$md:vgmd" "$cr:vgcrypt"; do
 	t_lvm "$dev" lvcreate -q -an -Zn -y -l 100%FREE -n lv "$vg" --driverloaded n
 done
 
+# For the real root's mdadm.conf, as Debian's mkconf writes it on an installed system.
+mdadm --detail --brief "$md" | sed 's|^ARRAY /dev/md0 |ARRAY /dev/md/pfmd |' >"$dir/mdadm.arrays"
 cryptsetup close pfcrypt
 mdadm --stop "$md"
 for d in "$a" "$b" "$c"; do

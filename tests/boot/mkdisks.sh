@@ -18,7 +18,7 @@
 #   fstab      the real root's lines for the fleet's file systems
 #   lvs        every LV the boot must bring up, as its device-mapper name, one a line
 #   etc/       the stacks' configuration for the real root and the initramfs: crypttab,
-#              multipath.conf, multipath/wwids, pf-boot/luks.key
+#              mdadm/mdadm.conf, multipath.conf, multipath/wwids, pf-boot/luks.key
 #
 # usage: mkdisks.sh CACHEDIR N [MOUNTED]   (root)
 # Prints CACHEDIR/disks-KEY; KEY covers this script and guest-stacks.sh, N, MOUNTED and the
@@ -145,6 +145,11 @@ if ! sh "$top_srcdir/tests/vm/vm-run.sh" --no-udev --modules "md_mod raid1 dm_cr
 	echo "mkdisks: the VM making the md and LUKS stacks failed" >&2
 	exit 1
 fi
+mkdir -p "$d/etc/mdadm"
+{
+	printf 'HOMEHOST <system>\nMAILADDR root\n'
+	cat "$T_DIR/mdadm.arrays"
+} >"$d/etc/mdadm/mdadm.conf"
 printf '%s\n' "$d/gpt.img" "$d/mda.img" "$d/mdb.img" "$d/crypt.img" >>"$T_DIR/disks"
 printf '%s\n' vgmd-lv vgcrypt-lv >>"$d/lvs"
 # boot.sh: one image, two paths with the WWN.

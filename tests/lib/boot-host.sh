@@ -229,11 +229,17 @@ boot_dracut() {
 	mkdir -p "$work/$1/dracut.conf.d" "$work/$1/dracut-tmp"
 	# The stacks: crypttab and its key (hostonly dracut copies the host's crypttab; without
 	# one dracut asks for the passphrase of every LUKS volume), multipath.conf and wwids.
-	# Debian's multipath-tools names its udev rules apart from what 90multipath installs.
+	# Debian's multipath-tools names its udev rules apart from what 90multipath installs, and
+	# keeps its checkers in /lib/multipath, where 90multipath does not look (without them
+	# multipathd fails in the initramfs).
 	{
 		printf 'install_items+=" /lib/udev/rules.d/60-multipath.rules'
 		printf ' /lib/udev/rules.d/56-dm-mpath.rules /lib/udev/rules.d/56-dm-parts.rules'
-		printf ' /lib/udev/rules.d/60-kpartx.rules "\n'
+		printf ' /lib/udev/rules.d/60-kpartx.rules'
+		for _f in /lib/multipath/*.so; do
+			[ ! -e "$_f" ] || printf ' %s' "$_f"
+		done
+		printf ' "\n'
 	} >"$work/$1/dracut.conf"
 	PVSCAN_FAST_INITRAMFS_ROOT="$stage" dracutbasedir="$_b" dracut --force \
 		--conf "$work/$1/dracut.conf" --confdir "$work/$1/dracut.conf.d" \
@@ -255,7 +261,8 @@ boot_run() {
 	_rc=$?
 	grep -E '^(PASS|FAIL|TIME|INFO|WALL)' "$work/$1/report.log" | sed "s|^|# $1: |"
 	# What the initramfs printed that never reached the real root's journal.
-	if grep -iE 'duplicate|not using device|prefers device' "$work/$1/console.log" \
+	if grep -iE 'duplicate (pv|for pvid|devices)|not using device|prefers device' \
+		"$work/$1/console.log" \
 		>"$work/$1/dups"; then
 		echo "# $1: duplicate PVs on the console:"
 		sed 's/^/#   /' "$work/$1/dups" | head -20
