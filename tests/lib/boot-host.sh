@@ -241,12 +241,22 @@ boot_dracut() {
 		done
 		printf ' "\n'
 	} >"$work/$1/dracut.conf"
+	# In the initramfs, initrd-cleanup.service stops multipathd (Conflicts=); dracut's
+	# pre-pivot hook then asks `multipath -l`, whose connection socket-activates it again,
+	# and that start job cancels initrd-cleanup's: the initramfs never switches root. The
+	# socket goes down with the daemon, and multipath -l reads device-mapper itself.
+	_x=$work/$1/dracut-etc
+	rm -rf "$_x"
+	cp -a "$disks/etc" "$_x"
+	mkdir -p "$_x/systemd/system/multipathd.socket.d"
+	printf '[Unit]\nConflicts=initrd-cleanup.service\nBefore=initrd-cleanup.service\n' \
+		>"$_x/systemd/system/multipathd.socket.d/pf-boot-initrd.conf"
 	PVSCAN_FAST_INITRAMFS_ROOT="$stage" dracutbasedir="$_b" dracut --force \
 		--conf "$work/$1/dracut.conf" --confdir "$work/$1/dracut.conf.d" \
 		--tmpdir "$work/$1/dracut-tmp" --no-hostonly --no-early-microcode \
 		--compress "lz4 -l -1" \
 		--modules "base dracut-systemd rootfs-block fs-lib mdraid crypt multipath $_lvm" \
-		--drivers "$BOOT_DRIVERS" --include "$disks/etc" /etc \
+		--drivers "$BOOT_DRIVERS" --include "$_x" /etc \
 		--kver "$kver" "$work/$1/initrd-dracut.img" >"$work/$1/dracut.log" 2>&1 ||
 		{ cat "$work/$1/dracut.log"; echo "FAIL: dracut"; exit 1; }
 	boot_store_initrd dracut "$1" "$work/$1/initrd-dracut.img"
