@@ -47,6 +47,16 @@ closure() {
 		}' | LC_ALL=C sort
 }
 
+# A package missing on the host would leave a root that cannot boot, and say so only then.
+miss=""
+for p in $PKGS; do
+	case $p in gawk | mawk) continue ;; esac
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed$' || miss="$miss $p"
+done
+if [ -n "$miss" ]; then
+	echo "mkroot.sh: not installed on this host:$miss (scripts/bootstrap installs them)" >&2
+	exit 1
+fi
 pkgs=$(closure)
 key=$({ cat "$0"; echo "$pkgs"; echo "$kver"; } | cksum | cut -d' ' -f1)
 tree=$cache/root-$key
