@@ -233,7 +233,9 @@ if [ "$mode" = pvscan-fast ]; then
 		pass "pvscan-fast --status: no device left out as a duplicate"
 	else
 		fail "pvscan-fast --status: $n devices left out as duplicates"
-		sed 's/^/LOG status: /' /tmp/status.json | head -40
+		pvscan-fast --status 2>&1 | sed 's/^/LOG status: /'
+		journalctl -b -t pvscan-fast -o verbose --no-pager 2>/dev/null |
+			grep -E '^ *(PVSCAN_FAST_RECORD|MESSAGE)=' | head -200 | sed 's/^ */LOG record: /'
 	fi
 	if grep -q 'pvscan-fast.*still running' /tmp/journal; then
 		fail "the initramfs's wait for the leader timed out"

@@ -12,6 +12,8 @@
 . "$top_srcdir/tests/lib/test-lib.sh"
 . "$top_srcdir/tests/lib/vm-host.sh"
 
+# BOOT_MODES: the boots to make, of "pvscan-fast lvm2" (both, compared, by default).
+BOOT_MODES=${BOOT_MODES:-pvscan-fast lvm2}
 BOOT_N=${BOOT_N:-10}
 BOOT_MOUNTED=${BOOT_MOUNTED:-3}
 # Only ends a hang: a boot of the small set takes minutes under TCG on a loaded machine.
@@ -284,11 +286,25 @@ boot_run() {
 # boot_dm NAME: the device-mapper devices of boot NAME as its report gives them (names, UUIDs,
 # tables), the disks in the tables named by their SCSI address instead of their device
 # number, which depends on the order the kernel found them.
+# A multipath map's path groups come in the order multipathd found the paths, which is not
+# the activation's doing: its paths are compared as a set.
 boot_dm() {
 	awk '$1 == "DEV" { addr[$2] = $3 }
 		$1 == "DM" { print }
-		$1 == "TABLE" { for (i = 2; i <= NF; i++) if ($i in addr) $i = addr[$i]; print }' \
-		"$work/$1/report.log"
+		$1 == "TABLE" {
+			n = 0
+			for (i = 2; i <= NF; i++) {
+				if (!($i in addr)) continue
+				$i = addr[$i]
+				if ($5 != "multipath") continue
+				p[++n] = $i
+				$i = "PATH"
+			}
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && p[j - 1] > p[j]; j--) { t = p[j]; p[j] = p[j - 1]; p[j - 1] = t }
+			for (i = 1; i <= n; i++) $0 = $0 " " p[i]
+			print
+		}' "$work/$1/report.log"
 }
 
 # boot_same_dm NAME OTHER: both boots left the same device-mapper devices (t_pass/t_fail).
