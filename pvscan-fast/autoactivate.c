@@ -331,17 +331,7 @@ static int vg_pvs(const struct pf_autoactivate *a, const struct pf_scan *scan,
  */
 const struct pf_vg *pf_aa_find_vg(const struct pf_scan *scan, const struct pf_aa_vg *want)
 {
-	for (size_t i = 0; i < scan->n; i++) {
-		const struct pf_vg *vg;
-
-		if (scan->devs[i].outcome != PF_SCAN_READ)
-			continue;
-		vg = pf_probe_vg(&scan->devs[i].probe);
-		if (vg && strcmp(vg->name, want->name) == 0 &&
-		    (!want->id[0] || strcmp(vg->id, want->id) == 0))
-			return vg;
-	}
-	return NULL;
+	return pf_scan_find_vg(scan, want->name, want->id);
 }
 
 /* After the batch's udev wait: lvm2's lines for one VG decided natively, in claim order. */

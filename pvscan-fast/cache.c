@@ -216,6 +216,7 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 	struct pf_autoactivate a = { .o = o, .paths = j->paths, .st = j->st, .c = j->c,
 				     .rec = j->rec, .process_each = j->full_cmd || o->n_devs > 1 };
 	struct pf_aapolicy_input in;
+	struct pf_aapolicy_vgnames names = { 0 };
 	size_t n = 0, n_ambiguous = 0;
 
 	todo = calloc(n_complete ? n_complete : 1, sizeof(*todo));
@@ -227,6 +228,10 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 	}
 	a.dup_pvids = dups;
 	pf_aapolicy_input_from_settings(j->st, PF_AAPOLICY_PVSCAN, &in);
+	if (pf_aapolicy_vgnames_find(&in, vgs, scan->n, &names) < 0) {
+		j->status = PF_EXIT_FAILED;
+		return;
+	}
 	for (size_t i = 0; i < n_complete; i++) {
 		const char *vg = complete[i].name;
 		int r;
@@ -258,7 +263,7 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 		 * none. A full round (the first since boot, --recover) sees every device, so it
 		 * refuses too rather than let device order pick one (a stick named like root).
 		 */
-		if ((a.process_each || all) && pf_aapolicy_vgname_ambiguous(&in, vgs, scan->n, vg))
+		if ((a.process_each || all) && pf_aapolicy_vgnames_ambiguous(&names, vg))
 			ambiguous[n_ambiguous++] = vg;
 		else
 			todo[n++] = complete[i];
@@ -279,6 +284,7 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 	pf_autoactivate_run(&a, todo, n, scan);
 	if (a.status != PF_EXIT_OK)
 		run_failed(j, false);
+	pf_aapolicy_vgnames_release(&names);
 }
 
 static unsigned pvscan_flags(const struct cache_run *j, bool activate)
@@ -339,13 +345,18 @@ static bool any_device(const struct pf_scan *scan)
 static int report_vgname_duplicates(const struct cache_run *j, const struct pf_scan *scan)
 {
 	_cleanup_free_ const struct pf_vg **vgs = NULL;
+	struct pf_aapolicy_vgnames names;
 	struct pf_aapolicy_input in;
 	int r = pf_scan_vgs(scan, &vgs);
 
 	if (r < 0)
 		return r;
 	pf_aapolicy_input_from_settings(j->st, PF_AAPOLICY_PVSCAN, &in);
-	pf_report_vgname_duplicates(&in, vgs, scan->n);
+	r = pf_aapolicy_vgnames_find(&in, vgs, scan->n, &names);
+	if (r < 0)
+		return r;
+	pf_report_vgname_duplicates(vgs, &names);
+	pf_aapolicy_vgnames_release(&names);
 	return 0;
 }
 
@@ -521,19 +532,33 @@ static void pass_device(struct pass *p, struct pf_scan_dev *d)
  * A full round's named devno that the walk did not find and sysfs does not know is gone:
  * forget its PV, as the per-device form does for a removal event.
  */
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
 static void forget_gone(const struct pass *p)
 {
 	const struct cache_run *j = p->run;
+	_cleanup_free_ uint64_t *seen = calloc(p->scan.n ? p->scan.n : 1, sizeof(*seen));
 	char path[PATH_MAX];
 	struct stat st;
 
+	/* thousands of named devices: each looked up, not compared with every device walked */
+	if (!seen) {
+		pf_warn("  WARNING: cannot tell which devices are gone: %s.", strerror(ENOMEM));
+		return;
+	}
+	for (size_t k = 0; k < p->scan.n; k++)
+		seen[k] = (uint64_t)p->scan.devs[k].dev.major << 32 | p->scan.devs[k].dev.minor;
+	qsort(seen, p->scan.n, sizeof(*seen), cmp_u64);
 	for (size_t i = 0; i < p->n_items; i++) {
 		unsigned maj = p->items[i].major, min = p->items[i].minor;
-		bool found = false;
+		uint64_t key = (uint64_t)maj << 32 | min;
 
-		for (size_t k = 0; k < p->scan.n && !found; k++)
-			found = p->scan.devs[k].dev.major == maj && p->scan.devs[k].dev.minor == min;
-		if (found)
+		if (bsearch(&key, seen, p->scan.n, sizeof(*seen), cmp_u64))
 			continue;
 		(void)snprintf(path, sizeof(path), "%s/dev/block/%u:%u", j->paths->sys, maj, min);
 		if (stat(path, &st) == 0 || errno != ENOENT)

@@ -211,14 +211,14 @@ void pf_report_duplicates(const struct pf_scan *scan)
 	}
 }
 
-void pf_report_vgname_duplicates(const struct pf_aapolicy_input *in,
-				 const struct pf_vg *const *vgs, size_t n)
+void pf_report_vgname_duplicates(const struct pf_vg *const *vgs,
+				 const struct pf_aapolicy_vgnames *names)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < names->n; i++) {
 		char id[PF_ID_DASHED_LEN + 1], other_id[PF_ID_DASHED_LEN + 1];
 		size_t other;
 
-		if (!pf_aapolicy_vgname_taken(in, vgs, i, &other))
+		if (!pf_aapolicy_vgnames_taken(names, i, &other))
 			continue;
 		pf_id_format_dashed(vgs[i]->id, id);
 		pf_id_format_dashed(vgs[other]->id, other_id);

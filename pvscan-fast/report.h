@@ -41,8 +41,8 @@ void pf_report_filters_ignored(const struct pf_settings *st);
 /* lvm2's warnings once its label scan chose among devices with the same PVID. */
 void pf_report_duplicates(const struct pf_scan *scan);
 /* lvm2's label-scan warnings about VGs sharing a name (vgs: pf_scan_vgs() of the scan). */
-void pf_report_vgname_duplicates(const struct pf_aapolicy_input *in,
-				 const struct pf_vg *const *vgs, size_t n);
+void pf_report_vgname_duplicates(const struct pf_vg *const *vgs,
+				 const struct pf_aapolicy_vgnames *names);
 /* lvm2 skips a VG whose name more than one VG carries: the two lines it says, once per VG. */
 void pf_report_vgname_ambiguous(const char *vg);
 /* lvm2's quick path giving up on a PV last written through an md device (pvid raw, 32 chars). */

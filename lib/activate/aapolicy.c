@@ -241,44 +241,128 @@ bool pf_aapolicy_system_id_allowed(const struct pf_aapolicy_input *in, const str
 	return false;
 }
 
-/* The first device in scan order whose VG is this one (same UUID). */
-static size_t first_of(const struct pf_vg *const *vgs, size_t i)
+struct by_field {
+	const struct pf_vg *const *vgs;
+	bool by_id; /* else by name */
+};
+
+/* Devices with a VG by UUID or by name, then in scan order. */
+static int cmp_field(const void *x, const void *y, void *ctx)
 {
-	for (size_t k = 0; k < i; k++)
-		if (vgs[k] && strcmp(vgs[k]->id, vgs[i]->id) == 0)
-			return k;
-	return i;
+	const struct by_field *f = ctx;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	const struct pf_vg *va = f->vgs[a], *vb = f->vgs[b];
+	int c = f->by_id ? strcmp(va->id, vb->id) : strcmp(va->name, vb->name);
+
+	return c ? c : (a > b) - (a < b);
 }
 
-bool pf_aapolicy_vgname_taken(const struct pf_aapolicy_input *in, const struct pf_vg *const *vgs,
-			      size_t i, size_t *ret_other)
+static int cmp_str(const void *x, const void *y)
 {
-	const struct pf_vg *vg = vgs[i];
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
 
-	if (!vg || first_of(vgs, i) != i || !pf_aapolicy_system_id_allowed(in, vg))
-		return false;
-	for (size_t k = 0; k < i; k++) {
-		const struct pf_vg *o = vgs[k];
+/* The devices of each run of equal keys in order[], sorted by cmp_field: [g, *ret_end). */
+static size_t run_end(const struct by_field *f, const size_t *order, size_t m, size_t g)
+{
+	const struct pf_vg *v = f->vgs[order[g]];
+	size_t e = g + 1;
 
-		if (o && strcmp(o->name, vg->name) == 0 && strcmp(o->id, vg->id) != 0 &&
-		    pf_aapolicy_system_id_allowed(in, o)) {
-			*ret_other = k;
-			return true;
-		}
+	while (e < m && strcmp(f->by_id ? v->id : v->name,
+			       f->by_id ? f->vgs[order[e]]->id : f->vgs[order[e]]->name) == 0)
+		e++;
+	return e;
+}
+
+int pf_aapolicy_vgnames_find(const struct pf_aapolicy_input *in, const struct pf_vg *const *vgs,
+			     size_t n, struct pf_aapolicy_vgnames *ret)
+{
+	struct pf_aapolicy_vgnames v = { .n = n };
+	struct by_field f = { .vgs = vgs, .by_id = true };
+	_cleanup_free_ size_t *order = NULL;
+	_cleanup_free_ bool *first = NULL;
+	size_t m = 0;
+	int r = -ENOMEM;
+
+	order = calloc(n ? n : 1, sizeof(*order));
+	first = calloc(n ? n : 1, sizeof(*first));
+	v.taken_by = calloc(n ? n : 1, sizeof(*v.taken_by));
+	v.ambiguous = calloc(n ? n : 1, sizeof(*v.ambiguous));
+	if (!order || !first || !v.taken_by || !v.ambiguous)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		v.taken_by[i] = SIZE_MAX;
+		if (vgs[i])
+			order[m++] = i;
 	}
-	return false;
+	/* of the devices of one VG (one UUID), only the first in scan order is looked at */
+	qsort_r(order, m, sizeof(*order), cmp_field, &f);
+	for (size_t g = 0; g < m; g = run_end(&f, order, m, g))
+		first[order[g]] = true;
+	/*
+	 * Per name, in scan order: the first readable device (UUID A) is what any later VG with
+	 * another UUID collides with first; a later device of UUID A collides first with the
+	 * first readable one whose UUID is not A.
+	 */
+	f.by_id = false;
+	qsort_r(order, m, sizeof(*order), cmp_field, &f);
+	for (size_t g = 0, e; g < m; g = e) {
+		size_t a1 = SIZE_MAX, a2 = SIZE_MAX;
+		bool any = false;
+
+		e = run_end(&f, order, m, g);
+		for (size_t x = g; x < e && a2 == SIZE_MAX; x++) {
+			size_t k = order[x];
+
+			if (!pf_aapolicy_system_id_allowed(in, vgs[k]))
+				continue;
+			if (a1 == SIZE_MAX)
+				a1 = k;
+			else if (strcmp(vgs[k]->id, vgs[a1]->id) != 0)
+				a2 = k;
+		}
+		for (size_t x = g; x < e && a1 != SIZE_MAX; x++) {
+			size_t i = order[x];
+			size_t other = strcmp(vgs[i]->id, vgs[a1]->id) != 0 ? a1 : a2;
+
+			if (!first[i] || other == SIZE_MAX || other >= i ||
+			    !pf_aapolicy_system_id_allowed(in, vgs[i]))
+				continue;
+			v.taken_by[i] = other;
+			any = true;
+		}
+		if (any)
+			v.ambiguous[v.n_ambiguous++] = vgs[order[g]]->name;
+	}
+	/* sorted by name already, each name once */
+	r = 0;
+out:
+	if (r < 0)
+		pf_aapolicy_vgnames_release(&v);
+	else
+		*ret = v;
+	return r;
 }
 
-bool pf_aapolicy_vgname_ambiguous(const struct pf_aapolicy_input *in,
-				  const struct pf_vg *const *vgs, size_t n, const char *name)
+void pf_aapolicy_vgnames_release(struct pf_aapolicy_vgnames *v)
 {
-	size_t other;
+	free(v->taken_by);
+	free(v->ambiguous);
+	*v = (struct pf_aapolicy_vgnames){ 0 };
+}
 
-	for (size_t i = 0; i < n; i++)
-		if (vgs[i] && strcmp(vgs[i]->name, name) == 0 &&
-		    pf_aapolicy_vgname_taken(in, vgs, i, &other))
-			return true;
-	return false;
+bool pf_aapolicy_vgnames_taken(const struct pf_aapolicy_vgnames *v, size_t i, size_t *ret_other)
+{
+	if (i >= v->n || v->taken_by[i] == SIZE_MAX)
+		return false;
+	*ret_other = v->taken_by[i];
+	return true;
+}
+
+bool pf_aapolicy_vgnames_ambiguous(const struct pf_aapolicy_vgnames *v, const char *name)
+{
+	return v->n_ambiguous &&
+	       bsearch(&name, v->ambiguous, v->n_ambiguous, sizeof(*v->ambiguous), cmp_str);
 }
 
 static bool is_md_name(const char *name)

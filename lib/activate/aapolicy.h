@@ -205,20 +205,31 @@ bool pf_aapolicy_system_id_allowed(const struct pf_aapolicy_input *in, const str
 	_nonnull_(1, 2) _pure_;
 
 /*
- * lvm2's duplicate VG names, as its label scan meets them. vgs[k] is the VG on the k-th
- * device in scan order (NULL for none). True when vgs[i] is the first device of a VG this
- * host may read whose name an earlier readable VG with another UUID has: lvm2 warns about
- * it, naming that other VG, the first such (*ret_other).
+ * lvm2's duplicate VG names, as its label scan meets them, found once for a whole scan by
+ * sorting: thousands of VGs must not cost a comparison each with every other. vgs[k] is the
+ * VG on the k-th device in scan order (NULL for none).
  */
-bool pf_aapolicy_vgname_taken(const struct pf_aapolicy_input *in, const struct pf_vg *const *vgs,
-			      size_t i, size_t *ret_other) _nonnull_(1, 2, 4);
+struct pf_aapolicy_vgnames {
+	size_t *taken_by; /* per device: the other VG's device (see _taken), or SIZE_MAX */
+	const char **ambiguous; /* names more than one readable VG carries, sorted, once each */
+	size_t n, n_ambiguous;
+};
+int pf_aapolicy_vgnames_find(const struct pf_aapolicy_input *in, const struct pf_vg *const *vgs,
+			     size_t n, struct pf_aapolicy_vgnames *ret) _nonnull_(1, 2, 4);
+void pf_aapolicy_vgnames_release(struct pf_aapolicy_vgnames *v) _nonnull_(1);
+/*
+ * Is vgs[i] the first device of a VG this host may read whose name an earlier readable VG
+ * with another UUID has? lvm2 warns about it, naming that other VG, the first such
+ * (*ret_other).
+ */
+bool pf_aapolicy_vgnames_taken(const struct pf_aapolicy_vgnames *v, size_t i, size_t *ret_other)
+	_nonnull_(1, 3);
 /*
  * Does more than one readable VG carry name? lvm2's commands that take VGs by name then skip
  * it ("Multiple VGs found with the same name"): a full scan must not guess which is meant.
  */
-bool pf_aapolicy_vgname_ambiguous(const struct pf_aapolicy_input *in,
-				  const struct pf_vg *const *vgs, size_t n, const char *name)
-	_nonnull_(1, 4);
+bool pf_aapolicy_vgnames_ambiguous(const struct pf_aapolicy_vgnames *v, const char *name)
+	_nonnull_(1, 2) _pure_;
 
 /*
  * lvm2's one-VG quick path (one named device) gives up when a PV was last written through an

@@ -19,6 +19,7 @@
 #include "format/mdsb.h"
 
 struct pf_dev;
+struct pf_headsig;
 struct pf_paths;
 
 #define PF_DEVTYPES_EXTRA_MAX	     64	       /* devices/types entries */
@@ -26,8 +27,6 @@ struct pf_paths;
 /* lvm2 refuses a smaller devices/pv_min_size and uses this instead (it warns). */
 #define PF_DEVTYPES_PV_MIN_SIZE_FLOOR_BYTES   (512u * 1024)
 #define PF_DEVTYPES_PV_MIN_SIZE_DEFAULT_BYTES (2048u * 1024)
-/* Bytes from the start of the device pf_devtypes_check_data() needs: md 1.2 magic at 4096. */
-#define PF_DEVTYPES_HEAD_BYTES PF_MDSB_START_BYTES
 
 struct pf_devfilter_cfg {
 	bool scan_lvs;			    /* devices/scan_lvs (default 0) */
@@ -95,16 +94,15 @@ int pf_devtypes_check_nodata(const struct pf_devfilter *f, const struct pf_paths
 	_nonnull_(1, 2, 3, 4) _must_check_;
 
 /*
- * The checks lvm2 makes on a device's first bytes once it passed the nodata
- * ones and has an LVM label: partitioned (msdos table on a partitionable
- * whole device), signature (lvm1, GFS pool), md component (superblock magic
- * at 0 or 4096). head holds the device's first head_len bytes. Returns 0, a
- * verdict > 0 with *ret_reason set, -EINVAL (head_len <
- * PF_DEVTYPES_HEAD_BYTES). Pure: d carries what sysfs said (loop/partscan).
+ * The checks lvm2 makes on a device's first bytes once it passed the nodata ones and has an
+ * LVM label: partitioned (msdos table on a partitionable whole device), signature (lvm1, GFS
+ * pool), md component (superblock magic at 0 or 4096), from what pf_headsig_read() found
+ * there. Returns 0, or a verdict > 0 with *ret_reason set. Pure: d carries what sysfs said
+ * (loop/partscan).
  */
 int pf_devtypes_check_data(const struct pf_devfilter *f, const struct pf_dev *d,
-			   const uint8_t *head, size_t head_len, const char **ret_reason)
-	_nonnull_(1, 2, 3, 5) _must_check_;
+			   const struct pf_headsig *sig, const char **ret_reason)
+	_nonnull_(1, 2, 3, 4);
 
 /* lvm2's text for a verdict ("device type is unknown"); NULL for PASS or out of range. */
 const char *pf_devtypes_reason(enum pf_devfilter_verdict v) _pure_;

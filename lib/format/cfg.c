@@ -41,7 +41,10 @@ const struct pf_cfg_limits pf_cfg_default_limits = {
 
 /* ---- arena ---- */
 
-#define ARENA_CHUNK_MIN ((size_t)16 << 10)
+/* the first chunk: 4 bytes a byte of text and 1 KiB, at most 16 KiB; each next one doubles */
+#define ARENA_FIRST_PER_BYTE 4U
+#define ARENA_FIRST_EXTRA ((size_t)1 << 10)
+#define ARENA_FIRST_MAX ((size_t)16 << 10)
 #define ARENA_CHUNK_MAX ((size_t)1 << 20)
 
 struct arena_chunk {
@@ -903,7 +906,13 @@ int pf_cfg_parse(const char *text, size_t len, const struct pf_cfg_limits *limit
 		pf_diag_msg(reterr, "out of memory");
 		return -ENOMEM;
 	}
-	tree->next_chunk = ARENA_CHUNK_MIN;
+	/*
+	 * The first chunk sized to the text: the trees of thousands of small VGs stay in memory
+	 * together, each in one chunk that fits it.
+	 */
+	tree->next_chunk = len < (ARENA_FIRST_MAX - ARENA_FIRST_EXTRA) / ARENA_FIRST_PER_BYTE
+				   ? len * ARENA_FIRST_PER_BYTE + ARENA_FIRST_EXTRA
+				   : ARENA_FIRST_MAX;
 	ps.tree = tree;
 
 	r = parse_file(&ps);

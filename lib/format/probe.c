@@ -18,6 +18,7 @@ void pf_probe_init(struct pf_probe *p, uint64_t dev_size_bytes)
 	p->step = PF_PROBE_LABEL;
 	p->label_status = 1;
 	p->md_end_status = 1;
+	p->head_status = -EINVAL;
 	p->vg_index = -1;
 	for (unsigned i = 0; i < PF_PROBE_MDAS; i++) {
 		p->mdas[i].header_status = 1;
@@ -34,8 +35,6 @@ void pf_probe_release(struct pf_probe *p)
 		p->mdas[i].vg = pf_vg_free(p->mdas[i].vg);
 	free(p->text);
 	p->text = NULL;
-	free(p->head);
-	p->head = NULL;
 }
 
 /*
@@ -240,12 +239,7 @@ static void feed_label(struct pf_probe *p, const uint8_t *buf, size_t len)
 		p->step = PF_PROBE_DONE;
 		return;
 	}
-	/* Without memory for it the data filters cannot run; the label itself is still good. */
-	p->head = malloc(len);
-	if (p->head) {
-		memcpy(p->head, buf, len);
-		p->head_len = len;
-	}
+	p->head_status = pf_headsig_read(pf_span_make(buf, len), &p->head);
 	p->n_mdas = p->label.n_mdas < PF_PROBE_MDAS ? p->label.n_mdas : PF_PROBE_MDAS;
 	for (unsigned i = 0; i < p->n_mdas; i++)
 		p->mdas[i].locn = p->label.mdas[i];
@@ -433,7 +427,7 @@ void pf_probe_fail(struct pf_probe *p, int err)
 
 size_t pf_probe_bytes(const struct pf_probe *p)
 {
-	size_t n = p->head ? p->head_len : 0;
+	size_t n = 0;
 
 	if (p->text && p->cur < p->n_mdas)
 		n += (size_t)p->mdas[p->cur].loc.total_bytes;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "base/diag.h"
+#include "format/headsig.h"
 #include "format/label.h"
 #include "format/mda.h"
 #include "format/mdsb.h"
@@ -101,8 +102,9 @@ struct pf_probe {
 	int label_status;	 /* 0 label found; -ENODATA none; -EBADMSG bad; -EIO unreadable */
 	struct pf_diag label_diag;
 	struct pf_pv_label label;
-	uint8_t *head;	 /* the device's first head_len bytes, kept when a label was found */
-	size_t head_len;
+	/* a label was found: what the first bytes hold for the data filters (-EINVAL: too few) */
+	int head_status;
+	struct pf_headsig head;
 	unsigned n_mdas; /* min(label.n_mdas, PF_PROBE_MDAS) */
 	struct pf_mda_probe mdas[PF_PROBE_MDAS];
 	uint8_t *text;	 /* text being assembled (wrapped texts arrive in two parts) */
@@ -143,7 +145,7 @@ void pf_probe_feed(struct pf_probe *p, const uint8_t *buf, size_t len) _nonnull_
 /* The read for the current step failed with error err (negative errno). */
 void pf_probe_fail(struct pf_probe *p, int err) _nonnull_(1);
 
-/* Heap bytes the probe holds: the first sectors kept, text being assembled, parsed VGs. */
+/* Heap bytes the probe holds: the text being assembled, parsed VGs. */
 size_t pf_probe_bytes(const struct pf_probe *p) _nonnull_(1) _pure_;
 
 /* The VG copy lvm2 would use from this device, or NULL. */

@@ -230,9 +230,8 @@ static int filter_data(const struct filters *f, struct pf_scan_dev *d)
 		(void)snprintf(d->reason, sizeof(d->reason), "by devices file (checking PVID)");
 		return 0;
 	}
-	if (p->head && p->head_len >= PF_DEVTYPES_HEAD_BYTES) {
-		r = pf_devtypes_check_data(f->types, &d->dev, p->head, p->head_len,
-					   &reason);
+	if (p->head_status == 0) {
+		r = pf_devtypes_check_data(f->types, &d->dev, &p->head, &reason);
 		if (r > 0)
 			excluded(d, reason);
 		if (r != 0)
@@ -601,33 +600,66 @@ static const char *compare_dups(const struct pf_paths *paths, const struct pf_sc
 	return "device was seen first";
 }
 
-static void settle_duplicates(const struct pf_paths *paths, struct pf_scan *s, bool summary)
+static bool dup_candidate(const struct pf_scan_dev *d)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		struct pf_scan_dev *a = &s->devs[i];
+	return d->outcome == PF_SCAN_READ && d->probe.label_status == 0;
+}
 
-		if (a->outcome != PF_SCAN_READ || a->probe.label_status != 0)
-			continue;
-		for (size_t j = i + 1; j < s->n; j++) {
-			struct pf_scan_dev *b = &s->devs[j], *loser, *winner;
-			char id[PF_ID_DASHED_LEN + 1];
-			const char *why;
-			bool b_wins;
+/* Devices by PVID, then in scan order: a PVID's devices are compared among themselves only. */
+static int cmp_pvid(const void *x, const void *y, void *ctx)
+{
+	const struct pf_scan_dev *devs = ctx;
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	int c = strcmp(devs[a].probe.label.pvid, devs[b].probe.label.pvid);
 
-			if (b->outcome != PF_SCAN_READ || b->probe.label_status != 0 ||
-			    strcmp(a->probe.label.pvid, b->probe.label.pvid) != 0 ||
-			    (a->dev.major == b->dev.major && a->dev.minor == b->dev.minor))
+	return c ? c : (a > b) - (a < b);
+}
+
+/*
+ * Every pair of devices with one PVID, in scan order, as lvm2 meets them; the pairs are found
+ * by sorting, as thousands of PVs must not cost a comparison each with every other.
+ */
+static int settle_duplicates(const struct pf_paths *paths, struct pf_scan *s, bool summary)
+{
+	_cleanup_free_ size_t *order = calloc(s->n ? s->n : 1, sizeof(*order));
+	size_t m = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		if (dup_candidate(&s->devs[i]))
+			order[m++] = i;
+	qsort_r(order, m, sizeof(*order), cmp_pvid, s->devs);
+	for (size_t g = 0, e; g < m; g = e) {
+		const char *pvid = s->devs[order[g]].probe.label.pvid;
+
+		for (e = g + 1; e < m && strcmp(pvid, s->devs[order[e]].probe.label.pvid) == 0; e++)
+			;
+		for (size_t x = g; x + 1 < e; x++) {
+			struct pf_scan_dev *a = &s->devs[order[x]];
+
+			if (!dup_candidate(a))
 				continue;
-			why = compare_dups(paths, a, b, summary, &b_wins);
-			winner = b_wins ? b : a;
-			loser = b_wins ? a : b;
-			loser->outcome = PF_SCAN_DUPLICATE;
-			loser->dup_of = (size_t)(winner - s->devs);
-			winner->prefer_reason = why;
-			pf_id_format_dashed(loser->probe.label.pvid, id);
-			(void)snprintf(loser->reason, sizeof(loser->reason), "%s", id);
-			if (loser == a)
-				break;
+			for (size_t y = x + 1; y < e; y++) {
+				struct pf_scan_dev *b = &s->devs[order[y]], *loser, *winner;
+				char id[PF_ID_DASHED_LEN + 1];
+				const char *why;
+				bool b_wins;
+
+				if (!dup_candidate(b) ||
+				    (a->dev.major == b->dev.major && a->dev.minor == b->dev.minor))
+					continue;
+				why = compare_dups(paths, a, b, summary, &b_wins);
+				winner = b_wins ? b : a;
+				loser = b_wins ? a : b;
+				loser->outcome = PF_SCAN_DUPLICATE;
+				loser->dup_of = (size_t)(winner - s->devs);
+				winner->prefer_reason = why;
+				pf_id_format_dashed(loser->probe.label.pvid, id);
+				(void)snprintf(loser->reason, sizeof(loser->reason), "%s", id);
+				if (loser == a)
+					break;
+			}
 		}
 	}
 	/*
@@ -638,6 +670,7 @@ static void settle_duplicates(const struct pf_paths *paths, struct pf_scan *s, b
 		while (s->devs[i].outcome == PF_SCAN_DUPLICATE &&
 		       s->devs[s->devs[i].dup_of].outcome == PF_SCAN_DUPLICATE)
 			s->devs[i].dup_of = s->devs[s->devs[i].dup_of].dup_of;
+	return 0;
 }
 
 static bool announced(const struct pf_scan_opts *o, const struct pf_dev *d)
@@ -667,6 +700,30 @@ static int udev_gate(const struct pf_scan_opts *o, struct pf_scan *s)
 		if (v != PF_UDEVDB_USE)
 			excluded(d, pf_udevdb_reason(v));
 	}
+	return 0;
+}
+
+static int cmp_vgref(const void *x, const void *y)
+{
+	const struct pf_scan_vgref *a = x, *b = y;
+	int c = strcmp(a->vg->name, b->vg->name);
+
+	return c ? c : (a->dev > b->dev) - (a->dev < b->dev);
+}
+
+/* Activation looks VGs up by name, one at a time: thousands must not each cost a walk. */
+static int index_vgnames(struct pf_scan *s)
+{
+	s->by_vgname = calloc(s->n ? s->n : 1, sizeof(*s->by_vgname));
+	if (!s->by_vgname)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct pf_vg *vg = pf_probe_vg(&s->devs[i].probe);
+
+		if (s->devs[i].outcome == PF_SCAN_READ && vg)
+			s->by_vgname[s->n_by_vgname++] = (struct pf_scan_vgref){ vg, i };
+	}
+	qsort(s->by_vgname, s->n_by_vgname, sizeof(*s->by_vgname), cmp_vgref);
 	return 0;
 }
 
@@ -711,7 +768,9 @@ int pf_scan_run(const struct pf_scan_opts *o, struct pf_scan *ret)
 		apply_budget(&s, o->mem_budget_bytes ? o->mem_budget_bytes
 						     : pf_scan_default_budget());
 	if (r == 0 && (!o->args || o->n_args > 1))
-		settle_duplicates(o->paths, &s, !o->args);
+		r = settle_duplicates(o->paths, &s, !o->args);
+	if (r == 0)
+		r = index_vgnames(&s);
 out:
 	filters_release(&f);
 	if (r < 0) {
@@ -735,6 +794,28 @@ int pf_scan_vgs(const struct pf_scan *s, const struct pf_vg ***ret)
 	return 0;
 }
 
+const struct pf_vg *pf_scan_find_vg(const struct pf_scan *s, const char *name, const char *id)
+{
+	size_t lo = 0, hi = s->n_by_vgname;
+
+	/* the first entry of the name: its devices follow in scan order */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(s->by_vgname[mid].vg->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < s->n_by_vgname && strcmp(s->by_vgname[lo].vg->name, name) == 0; lo++) {
+		const struct pf_scan_vgref *v = &s->by_vgname[lo];
+
+		if (s->devs[v->dev].outcome == PF_SCAN_READ && (!id[0] || strcmp(v->vg->id, id) == 0))
+			return v->vg;
+	}
+	return NULL;
+}
+
 void pf_scan_release(struct pf_scan *s)
 {
 	if (!s)
@@ -744,5 +825,6 @@ void pf_scan_release(struct pf_scan *s)
 		pf_dev_release(&s->devs[i].dev);
 	}
 	free(s->devs);
+	free(s->by_vgname);
 	memset(s, 0, sizeof(*s));
 }

@@ -70,6 +70,12 @@ struct pf_scan {
 	   devices were dropped because it ran out (over_budget). */
 	uint64_t mem_budget_bytes, mem_used_bytes;
 	size_t n_over_budget;
+	/* the devices read with a VG, by VG name, then in scan order */
+	struct pf_scan_vgref {
+		const struct pf_vg *vg;
+		size_t dev; /* devs[] index */
+	} *by_vgname;
+	size_t n_by_vgname;
 };
 
 struct pf_scan_opts {
@@ -109,5 +115,11 @@ void pf_scan_release(struct pf_scan *s);
  * device was not read as a PV with metadata. Borrowed from s; free() the array.
  */
 int pf_scan_vgs(const struct pf_scan *s, const struct pf_vg ***ret) _nonnull_(1, 2) _must_check_;
+/*
+ * The VG named name (and with UUID id, unless id is "") on the first device in scan order
+ * that still carries it as read, or NULL.
+ */
+const struct pf_vg *pf_scan_find_vg(const struct pf_scan *s, const char *name, const char *id)
+	_nonnull_(1, 2, 3);
 
 #endif /* PF_SCAN_H */

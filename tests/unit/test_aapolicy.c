@@ -1264,6 +1264,74 @@ START_TEST(test_system_id_allowed)
 }
 END_TEST
 
+/* A VG as the name checks see it: name, UUID, system ID. */
+static struct pf_vg named_vg(const char *name, const char *id, const char *system_id)
+{
+	struct pf_vg vg = { .name = name, .system_id = system_id };
+
+	(void)snprintf(vg.id, sizeof(vg.id), "%s", id);
+	return vg;
+}
+
+/*
+ * lvm2's duplicate VG names over a scan: of one VG's devices only the first counts; a later
+ * VG collides with the first readable one of another UUID; foreign VGs take no part.
+ */
+START_TEST(test_vgnames)
+{
+	struct pf_vg a1 = named_vg("vgA", "id1", NULL), a1b = named_vg("vgA", "id1", NULL),
+		     a3 = named_vg("vgA", "id3", NULL), b2 = named_vg("vgB", "id2", NULL),
+		     b2b = named_vg("vgB", "id2", NULL), c4f = named_vg("vgC", "id4", "otherhost"),
+		     c5 = named_vg("vgC", "id5", NULL), c4b = named_vg("vgC", "id4", "otherhost"),
+		     c6 = named_vg("vgC", "id6", NULL);
+	const struct pf_vg *vgs[] = { &a1, &b2, &a3, NULL, &a1b, &b2b, &c4f, &c5, &c4b, &c6 };
+	struct pf_aapolicy_input in = { .system_id = "thishost" };
+	struct pf_aapolicy_vgnames v;
+	size_t other = 99;
+
+	ck_assert_int_eq(pf_aapolicy_vgnames_find(&in, vgs, ARRAY_SIZE(vgs), &v), 0);
+	/* vgA id3 (device 2) collides with vgA id1 on device 0; id1's second device does not */
+	ck_assert(pf_aapolicy_vgnames_taken(&v, 2, &other));
+	ck_assert_uint_eq(other, 0);
+	ck_assert(!pf_aapolicy_vgnames_taken(&v, 4, &other));
+	ck_assert(!pf_aapolicy_vgnames_taken(&v, 0, &other));
+	/* vgB: one UUID on two devices */
+	ck_assert(!pf_aapolicy_vgnames_taken(&v, 1, &other));
+	ck_assert(!pf_aapolicy_vgnames_taken(&v, 5, &other));
+	ck_assert(!pf_aapolicy_vgnames_taken(&v, 3, &other));
+	/* vgC: the foreign id4 is passed over; id6 collides with id5, the first readable */
+	ck_assert(!pf_aapolicy_vgnames_taken(&v, 6, &other));
+	ck_assert(!pf_aapolicy_vgnames_taken(&v, 7, &other));
+	ck_assert(!pf_aapolicy_vgnames_taken(&v, 8, &other));
+	ck_assert(pf_aapolicy_vgnames_taken(&v, 9, &other));
+	ck_assert_uint_eq(other, 7);
+	ck_assert(!pf_aapolicy_vgnames_taken(&v, ARRAY_SIZE(vgs), &other));
+	ck_assert(pf_aapolicy_vgnames_ambiguous(&v, "vgA"));
+	ck_assert(!pf_aapolicy_vgnames_ambiguous(&v, "vgB"));
+	ck_assert(pf_aapolicy_vgnames_ambiguous(&v, "vgC"));
+	ck_assert(!pf_aapolicy_vgnames_ambiguous(&v, "vgD"));
+	pf_aapolicy_vgnames_release(&v);
+
+	/* the first device's VG again later, after another UUID: that one collides with it */
+	{
+		struct pf_vg x1 = named_vg("vgX", "id1", NULL), x2 = named_vg("vgX", "id2", NULL),
+			     x1b = named_vg("vgX", "id1", NULL);
+		const struct pf_vg *w[] = { &x1, &x2, &x1b };
+
+		ck_assert_int_eq(pf_aapolicy_vgnames_find(&in, w, ARRAY_SIZE(w), &v), 0);
+		ck_assert(!pf_aapolicy_vgnames_taken(&v, 0, &other));
+		ck_assert(pf_aapolicy_vgnames_taken(&v, 1, &other));
+		ck_assert_uint_eq(other, 0);
+		ck_assert(!pf_aapolicy_vgnames_taken(&v, 2, &other));
+		pf_aapolicy_vgnames_release(&v);
+	}
+	/* none at all */
+	ck_assert_int_eq(pf_aapolicy_vgnames_find(&in, vgs, 0, &v), 0);
+	ck_assert(!pf_aapolicy_vgnames_ambiguous(&v, "vgA"));
+	pf_aapolicy_vgnames_release(&v);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("aapolicy");
@@ -1299,6 +1367,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_vg_verdict_reasons);
 	tcase_add_test(tc, test_list_first_match);
 	tcase_add_test(tc, test_system_id_allowed);
+	tcase_add_test(tc, test_vgnames);
 	suite_add_tcase(s, tc);
 	return s;
 }
