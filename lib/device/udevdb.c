@@ -32,6 +32,21 @@ static bool property_is_one(const char *line, size_t len, const char *key)
 	       memcmp(line + 2 + k, "=1", 2) == 0;
 }
 
+/*
+ * line (len bytes) is "E:ID_FS_TYPE=" with a value other than LVM2_member. lvm2's rule runs
+ * pvscan only on LVM2_member; an md member with its superblock at the end still shows the PV's
+ * label at its start, and is no PV.
+ */
+static bool fs_type_not_pv(const char *line, size_t len)
+{
+	static const char key[] = "E:ID_FS_TYPE=", pv[] = "LVM2_member";
+	size_t k = sizeof(key) - 1;
+
+	if (len <= k || memcmp(line, key, k) != 0)
+		return false;
+	return len - k != sizeof(pv) - 1 || memcmp(line + k, pv, sizeof(pv) - 1) != 0;
+}
+
 enum pf_udevdb_verdict pf_udevdb_parse(const char *text, size_t len)
 {
 	enum pf_udevdb_verdict v = PF_UDEVDB_USE;
@@ -45,6 +60,8 @@ enum pf_udevdb_verdict pf_udevdb_parse(const char *text, size_t len)
 			return PF_UDEVDB_MPATH_PATH;
 		if (property_is_one(text + pos, n, "DM_UDEV_DISABLE_OTHER_RULES_FLAG"))
 			v = PF_UDEVDB_DM_PRIVATE;
+		else if (v == PF_UDEVDB_USE && fs_type_not_pv(text + pos, n))
+			v = PF_UDEVDB_NOT_PV;
 		pos += n + 1;
 	}
 	return v;
@@ -82,6 +99,8 @@ const char *pf_udevdb_reason(enum pf_udevdb_verdict v)
 		return "device is a multipath path (udev)";
 	case PF_UDEVDB_DM_PRIVATE:
 		return "device-mapper device not ready (udev)";
+	case PF_UDEVDB_NOT_PV:
+		return "udev found another signature than a PV's on it";
 	case PF_UDEVDB_USE:
 		break;
 	}

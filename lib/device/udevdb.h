@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What udev has said of a block device: whether it has processed it yet, and whether its rules
- * marked it as one lvm2's rule skips (a multipath path, a device-mapper device not ready).
+ * marked it as one lvm2's rule skips (a multipath path, a device-mapper device not ready, a
+ * device whose signature blkid found is another than a PV's: an md member, a LUKS volume).
  * Read from udev's database files, <udev_dir>/data/b<major>:<minor>, lines "E:KEY=VALUE".
  */
 #ifndef PF_UDEVDB_H
@@ -17,6 +18,7 @@ enum pf_udevdb_verdict {
 	PF_UDEVDB_UNPROCESSED, /* no database entry: its event is still to come */
 	PF_UDEVDB_MPATH_PATH,  /* DM_MULTIPATH_DEVICE_PATH=1: multipath owns it */
 	PF_UDEVDB_DM_PRIVATE,  /* DM_UDEV_DISABLE_OTHER_RULES_FLAG=1: not ready, or not for us */
+	PF_UDEVDB_NOT_PV,      /* ID_FS_TYPE set, and not LVM2_member */
 };
 
 /* udev is running: <udev_dir>/control exists (the socket udevadm talks to). */

@@ -68,8 +68,22 @@ else
 	pass "no failed unit"
 fi
 
-# Every LV the disks carry, active, and the fleet's file systems mounted.
-dmsetup info -c --noheadings --separator ' ' -o name,uuid,attr 2>/dev/null | LC_ALL=C sort >/tmp/dm
+# Every LV the disks carry, active, and the fleet's file systems mounted. The LUKS volume is
+# the real root's to open (initramfs-tools), and its VG comes up after that, perhaps after
+# multi-user.target: it gets until a deadline.
+lvs_up() {
+	dmsetup info -c --noheadings --separator ' ' -o name,uuid,attr 2>/dev/null |
+		LC_ALL=C sort >/tmp/dm
+	while read -r lv; do
+		[ -z "$lv" ] || grep -q "^$lv LVM-[^ ]* L--" /tmp/dm || return 1
+	done </etc/pf-boot/lvs
+}
+udevadm settle --timeout=60 2>/dev/null || true
+t=0
+until lvs_up || [ "$t" -ge 120 ]; do
+	sleep 1
+	t=$((t + 1))
+done
 missing=""
 nlv=0
 while read -r lv; do
@@ -109,6 +123,85 @@ else
 	fail "$sems udev cookie semaphores left"
 fi
 
+# The stacks: each stacked VG's LV on the device it must be on, never on what lies below it:
+# a GPT partition (not the disk), the md array (not a member), the opened LUKS volume, the
+# multipath map (not a path).
+# lvdev LV: "MAJ:MIN" of the one device LV's table maps.
+lvdev() {
+	dmsetup table "$1" 2>/dev/null | awk '{ print $4; exit }'
+}
+# holders_lvm MAJ:MIN: every holder of the device is an LV; a PV that is a multipath path
+# or an md member has the map or the array as its holder instead.
+holders_lvm() {
+	for h in /sys/dev/block/"$1"/holders/*; do
+		[ -e "$h" ] || continue
+		case $(cat "$h/dm/uuid" 2>/dev/null) in
+		LVM-*) ;;
+		*) return 1 ;;
+		esac
+	done
+	return 0
+}
+stack() {
+	d=$(lvdev "$1")
+	s=/sys/dev/block/$d
+	case $2 in
+	partition) [ -e "$s/partition" ] ;;
+	md) [ -d "$s/md" ] && [ "$(cat "$s/md/degraded" 2>/dev/null)" = 0 ] &&
+		[ "$(ls "$s/slaves" | wc -l)" -eq 2 ] ;;
+	crypt) case $(cat "$s/dm/uuid" 2>/dev/null) in CRYPT-LUKS2-*) true ;; *) false ;; esac ;;
+	mpath) case $(cat "$s/dm/uuid" 2>/dev/null) in mpath-*) true ;; *) false ;; esac &&
+		[ "$(ls "$s/slaves" | wc -l)" -eq 2 ] ;;
+	esac
+}
+for st in vggpt-lv:partition vgmd-lv:md vgcrypt-lv:crypt vgmp-lv:mpath; do
+	lv=${st%:*}
+	grep -qx "$lv" /etc/pf-boot/lvs || continue
+	if stack "$lv" "${st#*:}"; then
+		pass "$lv on the ${st#*:} device $(lvdev "$lv")"
+	else
+		fail "$lv not on a ${st#*:} device: on '$(lvdev "$lv")'"
+	fi
+done
+# The PVs as the event activation recorded them (lvm2 and pvscan-fast write pvs_online
+# alike), and as lvm2's pvs sees them now: never a multipath path or an md member.
+bad=""
+for f in /run/lvm/pvs_online/*; do
+	[ -f "$f" ] || continue
+	d=$(head -n 1 "$f")
+	holders_lvm "$d" || bad="$bad $(sed -n 's/^dev://p' "$f")($d)"
+done
+if [ -z "$bad" ]; then
+	pass "pvs_online: $(ls /run/lvm/pvs_online | wc -l) PVs, none a multipath path or md member"
+else
+	fail "pvs_online names multipath paths or md members:$bad"
+fi
+pvs --noheadings -o pv_name,vg_name >/tmp/pvs 2>&1
+bad=""
+while read -r pv vg; do
+	case $pv in
+	/dev/*) d=$(stat -L -c '%t %T' "$pv" 2>/dev/null | awk '{ printf "%d:%d", "0x" $1, "0x" $2 }')
+		holders_lvm "$d" || bad="$bad $pv" ;;
+	*) bad="$bad [$pv $vg]" ;;
+	esac
+done </tmp/pvs
+if [ -z "$bad" ]; then
+	pass "lvm2's pvs: $(wc -l </tmp/pvs) PVs, none a multipath path or md member"
+else
+	fail "lvm2's pvs:$bad"
+	sed 's/^/LOG pvs: /' /tmp/pvs
+fi
+# Duplicate PVs: lvm2's and pvscan-fast's words for them, in the journal (the kernel's log
+# and, through dracut, the initramfs's) and in pvs.
+grep -iE 'duplicate (pv|for pvid|devices)|not using device|prefers device' /tmp/journal /tmp/pvs \
+	>/tmp/dups
+if [ -s /tmp/dups ]; then
+	fail "duplicate PVs reported: $(wc -l </tmp/dups) lines"
+	sed 's/^/LOG /' /tmp/dups | head -20
+else
+	pass "no duplicate PV reported"
+fi
+
 if [ "$mode" = pvscan-fast ]; then
 	q=/run/lvm/pvscan-fast
 	left=$(find "$q/pending" "$q/inflight" "$q/activate" -mindepth 1 2>/dev/null | wc -l)
@@ -132,6 +225,17 @@ if [ "$mode" = pvscan-fast ]; then
 		pass "pvscan-fast-recover.service: success"
 	else
 		fail "pvscan-fast-recover.service: $r"
+	fi
+	# What pvscan-fast's own records say of the devices it did not use.
+	pvscan-fast --status --json >/tmp/status.json 2>&1
+	n=$(grep -c '"result": *"duplicate"' /tmp/status.json || true)
+	if [ "$n" -eq 0 ]; then
+		pass "pvscan-fast --status: no device left out as a duplicate"
+	else
+		fail "pvscan-fast --status: $n devices left out as duplicates"
+		pvscan-fast --status 2>&1 | sed 's/^/LOG status: /'
+		journalctl -b -t pvscan-fast -o verbose --no-pager 2>/dev/null |
+			grep -E '^ *(PVSCAN_FAST_RECORD|MESSAGE)=' | head -200 | sed 's/^ */LOG record: /'
 	fi
 	if grep -q 'pvscan-fast.*still running' /tmp/journal; then
 		fail "the initramfs's wait for the leader timed out"
@@ -163,8 +267,21 @@ fi
 
 # For the comparison with another boot of the same disks: the tables name disks by device
 # number, which depends on the order the SCSI scan found them; their address does not.
+# Likewise partitions, dm devices (by name) and md arrays (by UUID).
 for b in /sys/block/sd*; do
-	[ -e "$b/dev" ] && echo "DEV $(cat "$b/dev") $(basename "$(readlink -f "$b/device")")"
+	[ -e "$b/dev" ] || continue
+	a=$(basename "$(readlink -f "$b/device")")
+	echo "DEV $(cat "$b/dev") $a"
+	for p in "$b"/"${b##*/}"*; do
+		[ -e "$p/partition" ] && echo "DEV $(cat "$p/dev") $a-part$(cat "$p/partition")"
+	done
+done
+for b in /sys/block/dm-*; do
+	[ -e "$b/dev" ] && echo "DEV $(cat "$b/dev") dm:$(cat "$b/dm/name")"
+done
+for b in /sys/block/md*; do
+	[ -e "$b/dev" ] && echo "DEV $(cat "$b/dev") md:$(udevadm info --query=property \
+		--property=MD_UUID --value "/dev/${b##*/}" 2>/dev/null)"
 done
 sed 's/^/DM /; s/ L--.*//' /tmp/dm
 dmsetup table 2>/dev/null | LC_ALL=C sort | sed 's/^/TABLE /'

@@ -8,7 +8,9 @@
 # usage: boot.sh --initrd FILE --disks LIST --out RUNDIR [--append WORDS] [--deadline SEC]
 #                [--mem MB] [--kernel VERSION]
 # LIST holds the image files, one a line, the root disk first. The images are attached with
-# snapshot=on: nothing the guest writes reaches them.
+# snapshot=on: nothing the guest writes reaches them. A line "FILE mpath WWN" is one LUN seen
+# through two paths: a copy of FILE in RUNDIR as one block node, attached as two scsi-hd
+# devices with the same serial and WWN (share-rw=on), as a SAN's dual-pathed LUN arrives.
 #
 # It returns once the report is complete (QEMU is stopped then): 0 when every check passed.
 # A boot that fails (an initramfs shell or ALERT!, emergency mode, a kernel panic, QEMU gone
@@ -42,11 +44,23 @@ vm_boot_image "$top_builddir/tests/vm/cache"
 
 # Disks: LUNs 0-7 on consecutive targets of one controller, as a SAN's LUNs arrive.
 cfg=$out/qemu.cfg
+set --
 {
 	printf '[device "scsi0"]\n  driver = "virtio-scsi-pci"\n  num_queues = "2"\n'
 	i=0
-	while read -r img; do
+	while read -r img kind wwn; do
 		[ -n "$img" ] || continue
+		if [ "${kind:-}" = mpath ]; then
+			# -drive's block backend takes one device; -blockdev's node takes several.
+			cp --sparse=always "$img" "$out/mpath$i.img"
+			n=$i
+			set -- "$@" -blockdev "driver=raw,node-name=mp$n,cache.no-flush=on,file.driver=file,file.filename=$out/mpath$n.img,file.aio=threads"
+			for p in 0 1; do
+				set -- "$@" -device "scsi-hd,bus=scsi0.0,scsi-id=$((i / 8)),lun=$((i % 8)),drive=mp$n,share-rw=on,serial=pfmp$n,wwn=$wwn"
+				i=$((i + 1))
+			done
+			continue
+		fi
 		printf '[drive "d%d"]\n  file = "%s"\n  format = "raw"\n  if = "none"\n' "$i" "$img"
 		printf '  snapshot = "on"\n  cache = "unsafe"\n  aio = "threads"\n'
 		printf '[device "s%d"]\n  driver = "scsi-hd"\n  bus = "scsi0.0"\n' "$i"
@@ -73,7 +87,7 @@ timeout -k 10 "$deadline" qemu-system-x86_64 -accel tcg -nodefaults -no-user-con
 	-kernel "$boot_image" -initrd "$initrd" \
 	-append "console=ttyS0 $append" \
 	-serial "file:$out/console.log" -serial "file:$out/report.log" \
-	-readconfig "$cfg" </dev/null >"$out/qemu.log" 2>&1 &
+	-readconfig "$cfg" "$@" </dev/null >"$out/qemu.log" 2>&1 &
 qpid=$!
 
 # What ends a boot that failed: the initramfs's shell and its alerts, dracut's, systemd's

@@ -5,15 +5,24 @@
 #   root.img   VG vgroot, LV root (the real root's file system goes there at each boot)
 #   pvNNNN.img VG vgNNNN, one linear LV lv on the whole disk; the first MOUNTED carry ext4 and
 #              an /etc/fstab line of the real root
+# and the layered stacks, each VG with one linear LV lv:
+#   gpt.img    a GPT (sgdisk) whose one partition is the PV of vggpt
+#   mda.img, mdb.img  the members of an md RAID1 (metadata 1.0) holding the PV of vgmd
+#   crypt.img  a LUKS2 volume (key file etc/pf-boot/luks.key) holding the PV of vgcrypt
+#   mp.img     the PV of vgmp, attached twice as two paths of one multipath LUN (boot.sh)
+# The md array and the LUKS volume need md and device-mapper, which the host may not have:
+# guest-stacks.sh makes them in a VM (tests/vm/vm-run.sh) on the guest's loop devices.
 # and, beside them:
 #   disks      the image files, one a line, in the order they are attached
 #   rootlv     "OFFSET SIZE" of LV root in root.img, in bytes
 #   fstab      the real root's lines for the fleet's file systems
 #   lvs        every LV the boot must bring up, as its device-mapper name, one a line
+#   etc/       the stacks' configuration for the real root and the initramfs: crypttab,
+#              mdadm/mdadm.conf, multipath.conf, multipath/wwids, pf-boot/luks.key
 #
 # usage: mkdisks.sh CACHEDIR N [MOUNTED]   (root)
-# Prints CACHEDIR/disks-KEY; KEY covers this script, N, MOUNTED and lvm2's version, so the
-# images are made once. The boots attach them with snapshot=on: they are never written.
+# Prints CACHEDIR/disks-KEY; KEY covers this script and guest-stacks.sh, N, MOUNTED and the
+# versions of lvm2, mdadm and cryptsetup, so the images are made once. The boots attach them with snapshot=on: they are never written.
 set -eu
 
 cache=$1
@@ -26,7 +35,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 ROOT_MB=320
 PV_MB=8
 
-key=$({ cat "$0"; echo "$n $mounted"; lvm version 2>/dev/null | head -1; } | cksum | cut -d' ' -f1)
+key=$({
+	cat "$0" "$here/guest-stacks.sh"
+	echo "$n $mounted"
+	lvm version 2>/dev/null | head -1
+	dpkg-query -W mdadm cryptsetup-bin 2>/dev/null
+} | cksum | cut -d' ' -f1)
 out=$cache/disks-$key
 if [ -f "$out/lvs" ]; then
 	echo "$out"
@@ -97,6 +111,69 @@ while [ "$i" -le "$n" ]; do
 	echo "$vg-lv" >>"$d/lvs"
 	i=$((i + 1))
 done
+# The stacks. Their configuration is fixed, so that the images and the etc/ files agree.
+MP_WWN=0x5000c5000000aa01
+LUKS_UUID=0b5c1e2a-7d3f-4c61-9a8e-2f4b6d8c0e11
+# mkpv IMG MB VG [LOSETUP_OPTIONS]: IMG of MB MiB, a PV for VG with LV lv (at the offset given).
+mkpv() {
+	[ -f "$1" ] || truncate -s "${2}M" "$1"
+	t_attach_rw "$1" "${4:-}"
+	dev=$T_DEV
+	mklvm "$dev" pvcreate -q "$dev"
+	mklvm "$dev" vgcreate -q -s 1m "$3" "$dev"
+	mklvm "$dev" lvcreate -q -an -Zn -y -l 100%FREE -n lv "$3"
+	t_detach "$dev"
+	echo "$3-lv" >>"$d/lvs"
+}
+truncate -s 16M "$d/gpt.img"
+sgdisk -n 1:2048:0 -t 1:8e00 -c 1:pf-gpt "$d/gpt.img" >>"$T_DIR/lvm.log" 2>&1 ||
+	{ echo "mkdisks: sgdisk failed" >&2; exit 1; }
+start=$(sgdisk -i 1 "$d/gpt.img" | sed -n 's/^First sector: \([0-9]*\).*/\1/p')
+end=$(sgdisk -i 1 "$d/gpt.img" | sed -n 's/^Last sector: \([0-9]*\).*/\1/p')
+mkpv "$d/gpt.img" 16 vggpt "-o $((start * 512)) --sizelimit $(((end - start + 1) * 512))"
+mkpv "$d/mp.img" 8 vgmp
+
+truncate -s 16M "$d/mda.img" "$d/mdb.img"
+truncate -s 32M "$d/crypt.img"
+mkdir -p "$d/etc/pf-boot" "$d/etc/multipath"
+head -c 64 /dev/urandom >"$d/etc/pf-boot/luks.key"
+chmod 0400 "$d/etc/pf-boot/luks.key"
+if ! sh "$top_srcdir/tests/vm/vm-run.sh" --no-udev --modules "md_mod raid1 dm_crypt" \
+	--rw "$T_DIR" "$here/guest-stacks.sh" "$T_DIR" "$d/mda.img" "$d/mdb.img" \
+	"$d/crypt.img" "$d/etc/pf-boot/luks.key" "$LUKS_UUID" >"$T_DIR/vm.log" 2>&1; then
+	cat "$T_DIR/vm.log" >&2
+	echo "mkdisks: the VM making the md and LUKS stacks failed" >&2
+	exit 1
+fi
+mkdir -p "$d/etc/mdadm"
+{
+	printf 'HOMEHOST <system>\nMAILADDR root\n'
+	cat "$T_DIR/mdadm.arrays"
+} >"$d/etc/mdadm/mdadm.conf"
+printf '%s\n' "$d/gpt.img" "$d/mda.img" "$d/mdb.img" "$d/crypt.img" >>"$T_DIR/disks"
+printf '%s\n' vgmd-lv vgcrypt-lv >>"$d/lvs"
+# boot.sh: one image, two paths with the WWN.
+echo "$d/mp.img mpath $MP_WWN" >>"$T_DIR/disks"
+
+# No root on it: initramfs-tools leaves the volume to the real root's systemd-cryptsetup;
+# dracut's image carries this crypttab and opens it.
+echo "pfcrypt UUID=$LUKS_UUID /etc/pf-boot/luks.key luks" >"$d/etc/crypttab"
+# strict: only the WWIDs listed are multipath paths, from their first uevent on, so nothing
+# ever sees a path as a disk of its own.
+cat >"$d/etc/multipath.conf" <<-EOT
+defaults {
+	find_multipaths strict
+	user_friendly_names no
+}
+multipaths {
+	multipath {
+		wwid 3${MP_WWN#0x}
+		alias pfmpath
+	}
+}
+EOT
+printf '# Multipath wwids, Version : 1.0\n/3%s/\n' "${MP_WWN#0x}" >"$d/etc/multipath/wwids"
+
 # The paths the cached directory will have.
 sed "s|^$d/|$out/|" "$T_DIR/disks" >"$d/disks"
 rm -rf "$out"

@@ -14,10 +14,12 @@ set -eu
 cache=$1
 kver=$2
 PKGS="systemd systemd-sysv udev libc6 coreutils bash dash util-linux mount kmod e2fsprogs lvm2
-dmsetup libaio1 libdevmapper1.02.1 grep sed gawk mawk findutils procps"
+dmsetup libaio1 libdevmapper1.02.1 grep sed gawk mawk findutils procps mdadm cryptsetup-bin
+multipath-tools kpartx"
 # Modules the real root may load itself: dm targets lvm2 asks for, the file systems and disks
 # (the initramfs loaded them already; udev's modprobe in the root finds them loaded).
-MODS="virtio_pci virtio_scsi sd_mod ext4 dm_mod dm_snapshot dm_mirror dm_zero autofs4"
+MODS="virtio_pci virtio_scsi sd_mod ext4 dm_mod dm_snapshot dm_mirror dm_zero autofs4 raid1
+dm_crypt xts aes_generic dm_multipath dm_round_robin dm_service_time scsi_dh_alua"
 
 # The closure over Pre-Depends and Depends among installed packages; of alternatives, the
 # first installed one. One dpkg-query for all: one per package costs seconds.
@@ -134,12 +136,19 @@ for unit in getty@tty1.service serial-getty@ttyS0.service getty.target \
 	dpkg-db-backup.timer logrotate.timer; do
 	ln -sf /dev/null "$u/$unit"
 done
-# Generators cost seconds under TCG each boot; of theirs only fstab's units are wanted here.
+# Generators cost seconds under TCG each boot; of theirs only fstab's and crypttab's units
+# are wanted here.
 mkdir -p "$r/etc/systemd/system-generators"
 for g in "$r"/usr/lib/systemd/system-generators/*; do
-	[ "${g##*/}" = systemd-fstab-generator ] ||
-		ln -sf /dev/null "$r/etc/systemd/system-generators/${g##*/}"
+	case ${g##*/} in
+	systemd-fstab-generator | systemd-cryptsetup-generator) ;;
+	*) ln -sf /dev/null "$r/etc/systemd/system-generators/${g##*/}" ;;
+	esac
 done
+# multipathd as its package enables it (deb-systemd-helper's links are not dpkg's files).
+mkdir -p "$u/sysinit.target.wants" "$u/sockets.target.wants"
+ln -sf /lib/systemd/system/multipathd.service "$u/sysinit.target.wants/multipathd.service"
+ln -sf /lib/systemd/system/multipathd.socket "$u/sockets.target.wants/multipathd.socket"
 # The journal stays in memory, every line kept: the check reads udevd's log from it.
 printf '[Journal]\nStorage=volatile\nRateLimitBurst=0\n' >"$r/etc/systemd/journald.conf.d/pf-boot.conf"
 

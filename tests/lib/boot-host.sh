@@ -12,6 +12,8 @@
 . "$top_srcdir/tests/lib/test-lib.sh"
 . "$top_srcdir/tests/lib/vm-host.sh"
 
+# BOOT_MODES: the boots to make, of "pvscan-fast lvm2" (both, compared, by default).
+BOOT_MODES=${BOOT_MODES:-pvscan-fast lvm2}
 BOOT_N=${BOOT_N:-10}
 BOOT_MOUNTED=${BOOT_MOUNTED:-3}
 # Only ends a hang: a boot of the small set takes minutes under TCG on a loaded machine.
@@ -68,6 +70,12 @@ boot_root() {
 	fi
 	rm -rf "$_r/etc/pf-boot"
 	mkdir -p "$_r/etc/pf-boot"
+	# The stacks' crypttab, multipath.conf and wwids, the LUKS key (see mkdisks.sh).
+	(cd "$disks/etc" && find . -type f) | while read -r _f; do
+		mkdir -p "$(dirname "$_r/etc/$_f")"
+		rm -f "$_r/etc/$_f"
+		cp -p "$disks/etc/$_f" "$_r/etc/$_f"
+	done
 	cp "$top_srcdir/tests/boot/boot-check.sh" "$_r/etc/pf-boot/boot-check.sh"
 	cp "$disks/lvs" "$_r/etc/pf-boot/lvs"
 	echo "$1" >"$_r/etc/pf-boot/mode"
@@ -130,7 +138,8 @@ boot_cached_initrd() {
 	_k=$({
 		cat "$top_srcdir/tests/lib/boot-host.sh"
 		echo "$kver"
-		dpkg-query -W initramfs-tools dracut-core lvm2 udev systemd busybox 2>/dev/null
+		dpkg-query -W initramfs-tools dracut-core lvm2 udev systemd busybox mdadm \
+			cryptsetup-bin multipath-tools multipath-tools-boot 2>/dev/null
 		for _d in "$@"; do
 			(cd "$_d" && find . \( -type f -o -type l \) -print | LC_ALL=C sort |
 				while read -r _f; do
@@ -149,7 +158,8 @@ boot_store_initrd() {
 	cp "$3" "$boot_key.tmp" && mv -f "$boot_key.tmp" "$boot_key"
 }
 
-# Modules the initramfs needs to reach the root: the disks, the root's file system, dm.
+# Modules the initramfs needs to reach the root: the disks, the root's file system, dm. The
+# generators' md, multipath and crypt parts add their own.
 BOOT_DRIVERS="virtio_pci virtio_scsi sd_mod ext4 dm_mod"
 
 # boot_initramfs_tools MODE: $work/MODE/initrd-it.img by mkinitramfs with a private
@@ -177,8 +187,20 @@ boot_initramfs_tools() {
 		EOT
 		chmod 755 "$_c/hooks/pf-boot-mask-lvm2"
 	fi
-	_in=$_c
-	[ "$1" != pvscan-fast ] || _in="$_c $stage"
+	# multipath-tools-boot's hook copies the host's /etc/multipath.conf and wwids: these
+	# disks' instead. mdadm's hook assembles every array it finds (no ARRAY line); the LUKS
+	# volume holds no root, so Debian leaves it to the real root's crypttab.
+	cat >"$_c/hooks/pf-boot-stacks" <<-EOT
+	#!/bin/sh
+	PREREQ="multipath"
+	[ "\$1" = prereqs ] && { echo "\$PREREQ"; exit 0; }
+	mkdir -p "\$DESTDIR/etc/multipath"
+	cp "$disks/etc/multipath.conf" "\$DESTDIR/etc/multipath.conf"
+	cp "$disks/etc/multipath/wwids" "\$DESTDIR/etc/multipath/wwids"
+	EOT
+	chmod 755 "$_c/hooks/pf-boot-stacks"
+	_in="$_c $disks/etc"
+	[ "$1" != pvscan-fast ] || _in="$_in $stage"
 	# shellcheck disable=SC2086 # one or two directories
 	! boot_cached_initrd it "$1" "$work/$1/initrd-it.img" $_in || return 0
 	PVSCAN_FAST_INITRAMFS_ROOT="$stage" mkinitramfs -d "$_c" -o "$work/$1/initrd-it.img" \
@@ -202,17 +224,41 @@ boot_dracut() {
 		done
 		ln -s "$stage$dracutdir/90pvscan-fast" "$_b/modules.d/90pvscan-fast"
 	fi
-	_lvm=lvm _in=""
-	[ "$1" != pvscan-fast ] || { _lvm=pvscan-fast; _in=$stage; }
-	# shellcheck disable=SC2086 # none or one directory
+	_lvm=lvm _in=$disks/etc
+	[ "$1" != pvscan-fast ] || { _lvm=pvscan-fast; _in="$_in $stage"; }
+	# shellcheck disable=SC2086 # one or two directories
 	! boot_cached_initrd dracut "$1" "$work/$1/initrd-dracut.img" $_in || return 0
 	mkdir -p "$work/$1/dracut.conf.d" "$work/$1/dracut-tmp"
-	: >"$work/$1/dracut.conf"
+	# The stacks: crypttab and its key (hostonly dracut copies the host's crypttab; without
+	# one dracut asks for the passphrase of every LUKS volume), multipath.conf and wwids.
+	# Debian's multipath-tools names its udev rules apart from what 90multipath installs, and
+	# keeps its checkers in /lib/multipath, where 90multipath does not look (without them
+	# multipathd fails in the initramfs).
+	{
+		printf 'install_items+=" /lib/udev/rules.d/60-multipath.rules'
+		printf ' /lib/udev/rules.d/56-dm-mpath.rules /lib/udev/rules.d/56-dm-parts.rules'
+		printf ' /lib/udev/rules.d/60-kpartx.rules'
+		for _f in /lib/multipath/*.so; do
+			[ ! -e "$_f" ] || printf ' %s' "$_f"
+		done
+		printf ' "\n'
+	} >"$work/$1/dracut.conf"
+	# In the initramfs, initrd-cleanup.service stops multipathd (Conflicts=); dracut's
+	# pre-pivot hook then asks `multipath -l`, whose connection socket-activates it again,
+	# and that start job cancels initrd-cleanup's: the initramfs never switches root. The
+	# socket goes down with the daemon, and multipath -l reads device-mapper itself.
+	_x=$work/$1/dracut-etc
+	rm -rf "$_x"
+	cp -a "$disks/etc" "$_x"
+	mkdir -p "$_x/systemd/system/multipathd.socket.d"
+	printf '[Unit]\nConflicts=initrd-cleanup.service\nBefore=initrd-cleanup.service\n' \
+		>"$_x/systemd/system/multipathd.socket.d/pf-boot-initrd.conf"
 	PVSCAN_FAST_INITRAMFS_ROOT="$stage" dracutbasedir="$_b" dracut --force \
 		--conf "$work/$1/dracut.conf" --confdir "$work/$1/dracut.conf.d" \
 		--tmpdir "$work/$1/dracut-tmp" --no-hostonly --no-early-microcode \
 		--compress "lz4 -l -1" \
-		--modules "base dracut-systemd rootfs-block fs-lib $_lvm" --drivers "$BOOT_DRIVERS" \
+		--modules "base dracut-systemd rootfs-block fs-lib mdraid crypt multipath $_lvm" \
+		--drivers "$BOOT_DRIVERS" --include "$_x" /etc \
 		--kver "$kver" "$work/$1/initrd-dracut.img" >"$work/$1/dracut.log" 2>&1 ||
 		{ cat "$work/$1/dracut.log"; echo "FAIL: dracut"; exit 1; }
 	boot_store_initrd dracut "$1" "$work/$1/initrd-dracut.img"
@@ -226,17 +272,39 @@ boot_run() {
 		--append "root=/dev/mapper/vgroot-root rw $4 ${BOOT_APPEND:-}"
 	_rc=$?
 	grep -E '^(PASS|FAIL|TIME|INFO|WALL)' "$work/$1/report.log" | sed "s|^|# $1: |"
+	# What the initramfs printed that never reached the real root's journal.
+	if grep -iE 'duplicate (pv|for pvid|devices)|not using device|prefers device' \
+		"$work/$1/console.log" \
+		>"$work/$1/dups"; then
+		echo "# $1: duplicate PVs on the console:"
+		sed 's/^/#   /' "$work/$1/dups" | head -20
+		_rc=1
+	fi
 	return $_rc
 }
 
 # boot_dm NAME: the device-mapper devices of boot NAME as its report gives them (names, UUIDs,
 # tables), the disks in the tables named by their SCSI address instead of their device
 # number, which depends on the order the kernel found them.
+# A multipath map's path groups come in the order multipathd found the paths, which is not
+# the activation's doing: its paths are compared as a set.
 boot_dm() {
 	awk '$1 == "DEV" { addr[$2] = $3 }
 		$1 == "DM" { print }
-		$1 == "TABLE" { for (i = 2; i <= NF; i++) if ($i in addr) $i = addr[$i]; print }' \
-		"$work/$1/report.log"
+		$1 == "TABLE" {
+			n = 0
+			for (i = 2; i <= NF; i++) {
+				if (!($i in addr)) continue
+				$i = addr[$i]
+				if ($5 != "multipath") continue
+				p[++n] = $i
+				$i = "PATH"
+			}
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && p[j - 1] > p[j]; j--) { t = p[j]; p[j] = p[j - 1]; p[j - 1] = t }
+			for (i = 1; i <= n; i++) $0 = $0 " " p[i]
+			print
+		}' "$work/$1/report.log"
 }
 
 # boot_same_dm NAME OTHER: both boots left the same device-mapper devices (t_pass/t_fail).

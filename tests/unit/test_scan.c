@@ -247,7 +247,8 @@ static const struct pf_scan_dev *dev_of(const struct pf_scan *s, unsigned minor)
 
 /*
  * Started by udev: sda processed, sdb a multipath path by udev's verdict, sdc not processed
- * yet but named by an event, sdd not processed: sdb and sdd are left out, until udev stops.
+ * yet but named by an event, sdd not processed, then an md member: sdb and sdd are left out,
+ * until udev stops.
  */
 START_TEST(test_udev_gate)
 {
@@ -274,6 +275,16 @@ START_TEST(test_udev_gate)
 	ck_assert_int_eq(dev_of(&s, 32)->outcome, PF_SCAN_READ);
 	ck_assert_int_eq(dev_of(&s, 48)->outcome, PF_SCAN_EXCLUDED);
 	ck_assert_ptr_nonnull(strstr(dev_of(&s, 48)->reason, "not processed by udev yet"));
+	pf_scan_release(&s);
+	/*
+	 * sdd processed as an md member (metadata 1.0 leaves the PV's label readable at its start):
+	 * lvm2's rule never reads it, nor does this scan; an event naming it still has it read.
+	 */
+	fakesys_write(&fs, "udev/data/b8:48", "E:ID_FS_TYPE=linux_raid_member\n");
+	ck_assert_int_eq(pf_scan_run(&o, &s), 0);
+	ck_assert_int_eq(dev_of(&s, 48)->outcome, PF_SCAN_EXCLUDED);
+	ck_assert_str_eq(dev_of(&s, 48)->reason, "udev found another signature than a PV's on it");
+	ck_assert_int_eq(dev_of(&s, 0)->outcome, PF_SCAN_READ);
 	pf_scan_release(&s);
 	/* udev not running (an initramfs without it): every device is read */
 	fakesys_unlink(&fs, "udev/control");

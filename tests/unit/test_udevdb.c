@@ -66,6 +66,22 @@ START_TEST(test_parse)
 	/* an embedded NUL or a torn line hides nothing that follows */
 	ck_assert_int_eq(pf_udevdb_parse("E:A=1\0\nE:DM_MULTIPATH_DEVICE_PATH=1\n", 37),
 			 PF_UDEVDB_MPATH_PATH);
+	/* blkid's signature other than a PV's: an md member (its superblock at the end), LUKS */
+	ck_assert_int_eq(PARSE("E:ID_FS_TYPE=linux_raid_member\nE:ID_FS_VERSION=1.0\n"),
+			 PF_UDEVDB_NOT_PV);
+	ck_assert_int_eq(PARSE("E:ID_FS_TYPE=crypto_LUKS"), PF_UDEVDB_NOT_PV);
+	/* exactly LVM2_member is a PV's; no value, or no ID_FS_TYPE, is no verdict */
+	ck_assert_int_eq(PARSE("E:ID_FS_TYPE=LVM2_member_x\n"), PF_UDEVDB_NOT_PV);
+	ck_assert_int_eq(PARSE("E:ID_FS_TYPE=LVM2_membe\n"), PF_UDEVDB_NOT_PV);
+	ck_assert_int_eq(PARSE("E:ID_FS_TYPE=\n"), PF_UDEVDB_USE);
+	ck_assert_int_eq(PARSE("E:ID_FS_TYPEX=ext4\nE:ID_FS_UUID=x\n"), PF_UDEVDB_USE);
+	/* multipath's rule sets mpath_member on its paths: the path verdict wins, in any order */
+	ck_assert_int_eq(PARSE("E:ID_FS_TYPE=mpath_member\nE:DM_MULTIPATH_DEVICE_PATH=1\n"),
+			 PF_UDEVDB_MPATH_PATH);
+	ck_assert_int_eq(PARSE("E:ID_FS_TYPE=ext4\nE:DM_UDEV_DISABLE_OTHER_RULES_FLAG=1\n"),
+			 PF_UDEVDB_DM_PRIVATE);
+	ck_assert_str_eq(pf_udevdb_reason(PF_UDEVDB_NOT_PV),
+			 "udev found another signature than a PV's on it");
 }
 END_TEST
 
