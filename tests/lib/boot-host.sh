@@ -173,6 +173,8 @@ boot_initramfs_tools() {
 	printf 'MODULES=list\nBUSYBOX=auto\nCOMPRESS=lz4\nCOMPRESSLEVEL=1\nRESUME=none\n' \
 		>"$_c/initramfs.conf"
 	printf '%s\n' $BOOT_DRIVERS >"$_c/modules"
+	# BOOT_IT_CONF: a test's own additions to the configuration (scripts, hooks)
+	[ -z "${BOOT_IT_CONF:-}" ] || tar -C "$BOOT_IT_CONF" -cf - . | tar -C "$_c" -xf -
 	if [ "$1" = pvscan-fast ]; then
 		cp -p "$stage$itdir/hooks/pvscan-fast" "$_c/hooks/pvscan-fast"
 		cp -p "$stage$itdir/scripts/local-bottom/pvscan-fast" \
