@@ -106,6 +106,11 @@ int pf_cmd_setenv_args(char (*bufs)[PF_CMD_SETENV_LEN], size_t max, const char *
 
 /* Is systemd the init system? (sd_booted()'s test, without linking libsystemd.) */
 bool pf_cmd_systemd_booted(void);
+/*
+ * How long systemd-run may take to queue a unit before it is killed and we do without: a
+ * hung systemd or D-Bus must not hold a udev worker until udev's event timeout.
+ */
+#define PF_CMD_SYSTEMD_RUN_TIMEOUT_MS (30U * 1000U)
 
 /* The descriptor of the leader lock the command passes to the engine across exec. */
 #define PF_LEADER_FD_ENV "PVSCAN_FAST_LEADER_FD"

@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "activate/aapolicy.h"
 #include "activate/degraded.h"
 #include "autoactivate.h"
+#include "base/child.h"
 #include "base/clock.h"
 #include "base/fileio.h"
 #include "base/log.h"
@@ -35,10 +35,6 @@
 #include "state/records.h"
 #include "state/state.h"
 
-/* systemd-run gets this long to queue the timer; then it is killed and the fallback used. */
-#define SYSTEMD_RUN_TIMEOUT_MS (30U * 1000U)
-/* How often a bounded child is looked at. */
-#define CHILD_POLL_MS 20U
 /* Arguments of the check beyond what pf_cmd_passed_args() adds. */
 #define CHECK_ARGS_FIXED 6U
 
@@ -57,64 +53,6 @@ static char **check_argv(const struct pf_opts *o, const char *self)
 	v[n++] = (char *)"--degradedcheck";
 	(void)pf_cmd_passed_args(o, v + n);
 	return v;
-}
-
-/*
- * In a child about to exec: stdin and stdout on /dev/null, stderr too when err is NULL
- * (else that file, if it opens), and no other descriptor of ours.
- */
-static void child_stdio(const char *err)
-{
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	int efd = err ? open(err, O_WRONLY | O_CLOEXEC) : -1;
-
-	if (null >= 0) {
-		(void)dup2(null, STDIN_FILENO);
-		(void)dup2(null, STDOUT_FILENO);
-		if (err)
-			(void)dup2(efd >= 0 ? efd : null, STDERR_FILENO);
-	}
-	pf_close_fds(STDERR_FILENO + 1, INT_MAX);
-}
-
-/* fork() with our buffered output written first, so that no child writes it again. */
-static pid_t fork_flushed(void)
-{
-	(void)fflush(stdout);
-	(void)fflush(stderr);
-	return fork();
-}
-
-/* Run argv with stdin and stdout on /dev/null; its exit status, or -ETIMEDOUT once killed. */
-static int run_bounded(char *const *argv, unsigned timeout_ms)
-{
-	uint64_t deadline = pf_deadline_after_ms(timeout_ms);
-	pid_t pid;
-	int st;
-
-	pid = fork_flushed();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		child_stdio(NULL);
-		(void)execv(argv[0], argv);
-		_exit(127);
-	}
-	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-
-		if (w == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-		if (w < 0 && errno != EINTR)
-			return -errno;
-		if (pf_now_ns() >= deadline) {
-			(void)kill(pid, SIGKILL);
-			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-				;
-			return -ETIMEDOUT;
-		}
-		pf_sleep_ms(CHILD_POLL_MS);
-	}
 }
 
 /* A transient timer unit running argv in delay_s seconds: 0 once systemd-run queued it. */
@@ -156,7 +94,7 @@ static int arm_systemd(char *const *argv, unsigned delay_s, uint64_t deadline_ns
 	for (size_t i = 0; argv[i] && n + 1 < ARRAY_SIZE(args); i++)
 		args[n++] = argv[i];
 	args[n] = NULL;
-	r = run_bounded((char *const *)args, SYSTEMD_RUN_TIMEOUT_MS);
+	r = pf_run_bounded((char *const *)args, PF_CMD_SYSTEMD_RUN_TIMEOUT_MS);
 	return r == 0 ? 0 : r < 0 ? r : -ECHILD;
 }
 
@@ -167,32 +105,19 @@ static int arm_systemd(char *const *argv, unsigned delay_s, uint64_t deadline_ns
  */
 static int arm_sleeper(char *const *argv, unsigned delay_s)
 {
-	pid_t pid;
-	int st;
+	int r = pf_detach("/dev/kmsg");
 
-	pid = fork_flushed();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		if (setsid() < 0)
-			_exit(1);
-		pid = fork();
-		if (pid != 0)
-			_exit(pid < 0 ? 1 : 0);
-		(void)signal(SIGTERM, SIG_DFL);
-		(void)signal(SIGINT, SIG_DFL);
-		(void)signal(SIGHUP, SIG_DFL);
-		/* the leader lock above all: the check must not hold it while it sleeps */
-		child_stdio("/dev/kmsg");
-		pf_sleep_ms(delay_s * 1000U);
-		(void)setenv(PF_DETACHED_ENV, "1", 1);
-		(void)execv(argv[0], argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -ECHILD;
+	if (r != 0)
+		return r > 0 ? 0 : r;
+	(void)signal(SIGTERM, SIG_DFL);
+	(void)signal(SIGINT, SIG_DFL);
+	(void)signal(SIGHUP, SIG_DFL);
+	/* the leader lock above all: the check must not hold it while it sleeps */
+	pf_close_fds(STDERR_FILENO + 1, INT_MAX);
+	pf_sleep_ms(delay_s * 1000U);
+	(void)setenv(PF_DETACHED_ENV, "1", 1);
+	(void)execv(argv[0], argv);
+	_exit(127);
 }
 
 /* Arrange the check for deadline_ns (CLOCK_MONOTONIC), with no further uevent needed. */

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/child.h"
 #include "base/log.h"
 #include "base/paths.h"
 #include "base/strutil.h"
@@ -184,8 +184,7 @@ static int lead_as_service(int argc, char **argv)
 	_cleanup_free_ const char **args = NULL;
 	size_t n = 0, k = 0;
 	ssize_t len;
-	pid_t pid;
-	int status, r;
+	int r;
 
 	if (access(PF_SYSTEMD_RUN_PATH, X_OK) < 0)
 		return -errno;
@@ -223,22 +222,9 @@ static int lead_as_service(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		args[n++] = argv[i];
 	args[n] = NULL;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		/* udev reads our stdout; systemd-run's chatter is not for it */
-		if (null >= 0)
-			(void)dup2(null, STDOUT_FILENO);
-		(void)execv(PF_SYSTEMD_RUN_PATH, (char *const *)args);
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+	/* stdout is udev's to read: systemd-run's chatter is not for it */
+	r = pf_run_bounded((char *const *)args, PF_CMD_SYSTEMD_RUN_TIMEOUT_MS);
+	return r == 0 ? 0 : r < 0 ? r : -ECHILD;
 }
 
 /*
@@ -248,29 +234,12 @@ static int lead_as_service(int argc, char **argv)
  */
 static int lead_detached(void)
 {
-	pid_t pid;
-	int status, null, err;
+	int r = pf_detach("/dev/kmsg");
 
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid > 0) {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+	if (r > 0)
 		_exit(PF_EXIT_OK);
-	}
-	if (setsid() < 0)
-		_exit(PF_EXIT_FAILED);
-	pid = fork();
-	if (pid != 0)
-		_exit(pid < 0 ? PF_EXIT_FAILED : PF_EXIT_OK);
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	err = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
-	if (null >= 0) {
-		(void)dup2(null, STDIN_FILENO);
-		(void)dup2(null, STDOUT_FILENO);
-		(void)dup2(err >= 0 ? err : null, STDERR_FILENO);
-	}
+	if (r < 0)
+		return r;
 	return setenv(PF_DETACHED_ENV, "1", 1) < 0 ? -errno : 0;
 }
 

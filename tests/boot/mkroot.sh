@@ -22,7 +22,8 @@ dmsetup libaio1 libdevmapper1.02.1 grep sed gawk mawk findutils procps"
 if [ "${3:-}" = --dpkg ]; then
 	flavour=dpkg-
 	# libc-bin: ldd and ldconfig for mkinitramfs; perl-base (essential, so no package names
-	# it) for debconf and deb-systemd-helper, diffutils (essential) for dpkg; busybox-static when the host has it (else klibc)
+	# it) for debconf and deb-systemd-helper; diffutils (essential) for dpkg; busybox-static:
+	# the initramfs's shell
 	PKGS="$PKGS dpkg init-system-helpers initramfs-tools linux-base libc-bin
 perl-base diffutils cpio lz4 busybox-static"
 fi
@@ -56,6 +57,16 @@ closure() {
 		}' | LC_ALL=C sort
 }
 
+# A package missing on the host would leave a root that cannot boot, and say so only then.
+miss=""
+for p in $PKGS; do
+	case $p in gawk | mawk) continue ;; esac
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed$' || miss="$miss $p"
+done
+if [ -n "$miss" ]; then
+	echo "mkroot.sh: not installed on this host:$miss (scripts/bootstrap installs them)" >&2
+	exit 1
+fi
 pkgs=$(closure)
 key=$({ cat "$0"; echo "$pkgs"; echo "$kver"; } | cksum | cut -d' ' -f1)
 tree=$cache/root-$flavour$key
