@@ -12,7 +12,9 @@
 # With --emergency (emergency.service and rescue.service run it instead of a shell) it reports
 # the failure with the journal and powers off: a boot that fails never waits for a console.
 # /etc/pf-boot/ holds what the host expects: lvs (device-mapper names), mode (pvscan-fast or
-# lvm2).
+# lvm2; pf-boot.mode=MODE on the kernel command line overrides it), and check.d/*.sh: a test's
+# own checks, sourced last in a subshell (pass, fail and $mode are theirs to use; its FAIL
+# lines are counted).
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 out=/dev/ttyS1
 exec >"$out" 2>&1
@@ -47,6 +49,9 @@ if [ "${1:-}" = --emergency ]; then
 fi
 
 mode=$(cat /etc/pf-boot/mode 2>/dev/null || echo unknown)
+for w in $(cat /proc/cmdline); do
+	case $w in pf-boot.mode=*) mode=${w#pf-boot.mode=} ;; esac
+done
 up=$(cut -d' ' -f1 /proc/uptime)
 echo "TIME check $up"
 
@@ -285,4 +290,14 @@ for b in /sys/block/md*; do
 done
 sed 's/^/DM /; s/ L--.*//' /tmp/dm
 dmsetup table 2>/dev/null | LC_ALL=C sort | sed 's/^/TABLE /'
+# In a subshell: a test's script that dies still lets the report end.
+for x in /etc/pf-boot/check.d/*.sh; do
+	[ -f "$x" ] || continue
+	# shellcheck disable=SC1090 # a test's own checks
+	(. "$x") >/tmp/checkd.out 2>&1
+	r=$?
+	cat /tmp/checkd.out
+	fails=$((fails + $(grep -c '^FAIL' /tmp/checkd.out)))
+	[ "$r" -eq 0 ] || fail "$x ended with exit status $r"
+done
 finish

@@ -6,11 +6,14 @@
 # (boot-check.sh) writes its report to ttyS1, RUNDIR/report.log.
 #
 # usage: boot.sh --initrd FILE --disks LIST --out RUNDIR [--append WORDS] [--deadline SEC]
-#                [--mem MB] [--kernel VERSION]
+#                [--mem MB] [--kernel VERSION] [--persist]
 # LIST holds the image files, one a line, the root disk first. The images are attached with
-# snapshot=on: nothing the guest writes reaches them. A line "FILE mpath WWN" is one LUN seen
-# through two paths: a copy of FILE in RUNDIR as one block node, attached as two scsi-hd
-# devices with the same serial and WWN (share-rw=on), as a SAN's dual-pathed LUN arrives.
+# snapshot=on: nothing the guest writes reaches them. With --persist they are written (a cycle
+# of boots on the same disks), and once the report is complete the guest's own power-off is
+# waited for (up to 60 s) so that what it wrote last is in the images. A line "FILE mpath WWN"
+# is one LUN seen through two paths: a copy of FILE in RUNDIR as one block node, attached as
+# two scsi-hd devices with the same serial and WWN (share-rw=on), as a SAN's dual-pathed LUN
+# arrives.
 #
 # It returns once the report is complete (QEMU is stopped then): 0 when every check passed.
 # A boot that fails (an initramfs shell or ALERT!, emergency mode, a kernel panic, QEMU gone
@@ -23,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${top_srcdir:=$(cd "$here/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 
-initrd="" list="" out="" append="" deadline=900 mem=1024 kv=""
+initrd="" list="" out="" append="" deadline=900 mem=1024 kv="" snapshot=on
 while [ $# -gt 0 ]; do
 	case $1 in
 	--initrd) initrd=$2; shift 2 ;;
@@ -33,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--deadline) deadline=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--kernel) kv=$2; shift 2 ;;
+	--persist) snapshot=off; shift ;;
 	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -62,7 +66,7 @@ set --
 			continue
 		fi
 		printf '[drive "d%d"]\n  file = "%s"\n  format = "raw"\n  if = "none"\n' "$i" "$img"
-		printf '  snapshot = "on"\n  cache = "unsafe"\n  aio = "threads"\n'
+		printf '  snapshot = "%s"\n  cache = "unsafe"\n  aio = "threads"\n' "$snapshot"
 		printf '[device "s%d"]\n  driver = "scsi-hd"\n  bus = "scsi0.0"\n' "$i"
 		printf '  scsi-id = "%d"\n  lun = "%d"\n  drive = "d%d"\n' $((i / 8)) $((i % 8)) "$i"
 		printf '  serial = "pf%04d"\n' "$i"
@@ -117,6 +121,14 @@ while :; do
 	sleep 1
 done
 end=$(date +%s)
+if [ -z "$why" ] && [ "$snapshot" = off ]; then
+	_i=0
+	while kill -0 "$qpid" 2>/dev/null && [ "$_i" -lt 600 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	kill -0 "$qpid" 2>/dev/null && why="the guest did not power off within 60 s of its report"
+fi
 cleanup
 echo "WALL $((end - start))" >>"$out/report.log"
 

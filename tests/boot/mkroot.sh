@@ -5,17 +5,29 @@
 # lvm2, the tools the check needs) are copied into a directory, with the host's accounts, a
 # few kernel modules and a systemd setup that starts only what a storage server's boot needs.
 #
-# usage: mkroot.sh CACHEDIR KVER
-# Prints the tree's path, CACHEDIR/root-KEY, where KEY covers this script, the packages'
-# versions and the kernel: an unchanged host reuses the tree. The tree is read, never changed,
-# by the boots (each makes its own hard-linked copy).
+# usage: mkroot.sh CACHEDIR KVER [--dpkg]
+# Prints the tree's path, CACHEDIR/root-KEY (root-dpkg-KEY with --dpkg), where KEY covers this
+# script, the packages' versions and the kernel: an unchanged host reuses the tree. The tree is
+# read, never changed, by the boots (each makes its own hard-linked copy).
+# --dpkg: a root that installs packages and builds its own initramfs: dpkg, initramfs-tools
+# and what they need join the closure, with dpkg's database of the closure's packages (their
+# status, file lists, maintainer scripts, the triggers they are interested in).
 set -eu
 
 cache=$1
 kver=$2
+flavour=""
 PKGS="systemd systemd-sysv udev libc6 coreutils bash dash util-linux mount kmod e2fsprogs lvm2
 dmsetup libaio1 libdevmapper1.02.1 grep sed gawk mawk findutils procps mdadm cryptsetup-bin
 multipath-tools kpartx"
+if [ "${3:-}" = --dpkg ]; then
+	flavour=dpkg-
+	# libc-bin: ldd and ldconfig for mkinitramfs; perl-base (essential, so no package names
+	# it) for debconf and deb-systemd-helper; diffutils (essential) for dpkg; busybox-static:
+	# the initramfs's shell
+	PKGS="$PKGS dpkg init-system-helpers initramfs-tools linux-base libc-bin
+perl-base diffutils cpio lz4 busybox-static"
+fi
 # Modules the real root may load itself: dm targets lvm2 asks for, the file systems and disks
 # (the initramfs loaded them already; udev's modprobe in the root finds them loaded).
 MODS="virtio_pci virtio_scsi sd_mod ext4 dm_mod dm_snapshot dm_mirror dm_zero autofs4 raid1
@@ -59,7 +71,7 @@ if [ -n "$miss" ]; then
 fi
 pkgs=$(closure)
 key=$({ cat "$0"; echo "$pkgs"; echo "$kver"; } | cksum | cut -d' ' -f1)
-tree=$cache/root-$key
+tree=$cache/root-$flavour$key
 if [ -d "$tree" ]; then
 	echo "$tree"
 	exit 0
@@ -152,8 +164,47 @@ ln -sf /lib/systemd/system/multipathd.socket "$u/sockets.target.wants/multipathd
 # The journal stays in memory, every line kept: the check reads udevd's log from it.
 printf '[Journal]\nStorage=volatile\nRateLimitBurst=0\n' >"$r/etc/systemd/journald.conf.d/pf-boot.conf"
 
+if [ -n "$flavour" ]; then
+	# dpkg's database for the closure alone: the packages' status paragraphs, their info files
+	# (lists, maintainer scripts, trigger interests), and of the trigger and diversion tables
+	# the entries that name them. Paths on the host are read, never written.
+	names=$(echo "$pkgs" | cut -d' ' -f1)
+	# the packages' empty directories too (/etc/initramfs-tools/scripts/...): dpkg lists them
+	echo "$names" | xargs dpkg-query -L 2>/dev/null | LC_ALL=C sort -u | while read -r f; do
+		[ -L "$f" ] || [ ! -d "$f" ] || [ -d "$r$f" ] || mkdir -p "$r$f"
+	done
+	db=$r/var/lib/dpkg
+	mkdir -p "$db/info" "$db/updates" "$db/triggers" "$db/alternatives"
+	echo "$names" | awk 'NR == FNR { want[$1] = 1; next }
+		/^Package: / { keep = ($2 in want) }
+		keep' - /var/lib/dpkg/status >"$db/status"
+	# format: the info files' layout (multiarch names), which dpkg does not guess
+	cp -p /var/lib/dpkg/info/format "$db/info/format"
+	for p in $names; do
+		for f in /var/lib/dpkg/info/"$p".* /var/lib/dpkg/info/"$p":*.*; do
+			[ ! -e "$f" ] || cp -p "$f" "$db/info/"
+		done
+	done
+	echo "$names" | awk 'NR == FNR { want[$1] = 1; next }
+		{ p = $2; sub(/\/noawait$/, "", p); sub(/:.*/, "", p); if (p in want) print }' \
+		- /var/lib/dpkg/triggers/File >"$db/triggers/File"
+	for t in /var/lib/dpkg/triggers/*; do
+		case ${t##*/} in File | Lock | Unincorp) continue ;; esac
+		# an explicit trigger: its interested packages, one a line
+		echo "$names" | awk 'NR == FNR { want[$1] = 1; next }
+			{ p = $1; sub(/\/noawait$/, "", p); sub(/:.*/, "", p); if (p in want) print }' \
+			- "$t" >"$db/triggers/${t##*/}"
+		[ -s "$db/triggers/${t##*/}" ] || rm -f "$db/triggers/${t##*/}"
+	done
+	: >"$db/triggers/Unincorp"
+	: >"$db/diversions"
+	: >"$db/statoverride"
+	: >"$db/available"
+	cp -p /var/lib/dpkg/arch "$db/arch" 2>/dev/null || true
+fi
+
 # One tree at a time: an older one is of a host that has changed since.
-for old in "$cache"/root-*; do
+for old in "$cache"/root-$flavour[0-9]*; do
 	[ ! -d "$old" ] || rm -rf "$old"
 done
 mv "$r" "$tree"

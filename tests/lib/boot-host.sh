@@ -7,7 +7,9 @@
 # mkroot.sh, mkdisks.sh); everything a run makes is in a scratch directory there, removed on
 # exit (kept with BOOT_KEEP=1). BOOT_N one-PV VGs (default 10), BOOT_MOUNTED of them in the
 # real root's fstab (default 3). BOOT_APPEND: more words for the kernel command line
-# (pf-boot.journal: the real root's whole journal in the report).
+# (pf-boot.journal: the real root's whole journal in the report). Set by a test before
+# boot_init: BOOT_DPKG=1, a real root with dpkg and initramfs-tools (mkroot.sh --dpkg); before
+# boot_run: BOOT_PERSIST=1, the disks written (boot.sh --persist).
 
 . "$top_srcdir/tests/lib/test-lib.sh"
 . "$top_srcdir/tests/lib/vm-host.sh"
@@ -37,7 +39,10 @@ boot_init() {
 		trap t_cleanup EXIT
 	fi
 	trap 'exit 130' INT TERM HUP
-	tree=$(sh "$top_srcdir/tests/boot/mkroot.sh" "$bcache" "$kver") ||
+	_flavour=""
+	[ "${BOOT_DPKG:-0}" != 1 ] || _flavour=--dpkg
+	# shellcheck disable=SC2086 # none or one option
+	tree=$(sh "$top_srcdir/tests/boot/mkroot.sh" "$bcache" "$kver" $_flavour) ||
 		{ echo "FAIL: cannot assemble the real root"; exit 1; }
 	disks=$(sh "$top_srcdir/tests/boot/mkdisks.sh" "$bcache" "$BOOT_N" "$BOOT_MOUNTED") ||
 		{ echo "FAIL: cannot make the disks"; exit 1; }
@@ -51,9 +56,10 @@ boot_init() {
 	dracutdir=$(t_make_var dracutmodulesdir)
 }
 
-# boot_root MODE: the real root for MODE (pvscan-fast: installed and switched on as the
-# README says, lvm2's rule masked, the recovery unit enabled; lvm2: the distribution's own),
-# written into a copy of the root disk; the disk list in $work/MODE/disks.
+# boot_root MODE [OVERLAY]: the real root for MODE (pvscan-fast: installed and switched on as
+# the README says, lvm2's rule masked, the recovery unit enabled; lvm2: the distribution's
+# own), written into a copy of the root disk; the disk list in $work/MODE/disks. OVERLAY: a
+# directory copied over the root last; the lines of its etc/pf-boot/fstab.add join the fstab.
 boot_root() {
 	_m=$work/$1
 	_r=$_m/tree
@@ -87,6 +93,10 @@ boot_root() {
 		awk '{ $4 = $4 ",x-systemd.device-timeout=0"; print }' "$disks/fstab"
 	} >"$_r/etc/fstab"
 	awk '{ print $2 }' "$disks/fstab" | while read -r _mp; do mkdir -p "$_r$_mp"; done
+	if [ -n "${2:-}" ]; then
+		tar -C "$2" -cf - . | tar -C "$_r" -xf - --keep-directory-symlink
+		[ ! -f "$2/etc/pf-boot/fstab.add" ] || cat "$2/etc/pf-boot/fstab.add" >>"$_r/etc/fstab"
+	fi
 	_u=$_r/etc/systemd/system
 	rm -f "$_u/default.target" "$_u/pf-boot.target" "$_u/pf-boot-check.service" \
 		"$_u/emergency.service" "$_u/rescue.service"
@@ -173,6 +183,8 @@ boot_initramfs_tools() {
 	printf 'MODULES=list\nBUSYBOX=auto\nCOMPRESS=lz4\nCOMPRESSLEVEL=1\nRESUME=none\n' \
 		>"$_c/initramfs.conf"
 	printf '%s\n' $BOOT_DRIVERS >"$_c/modules"
+	# BOOT_IT_CONF: a test's own additions to the configuration (scripts, hooks)
+	[ -z "${BOOT_IT_CONF:-}" ] || tar -C "$BOOT_IT_CONF" -cf - . | tar -C "$_c" -xf -
 	if [ "$1" = pvscan-fast ]; then
 		cp -p "$stage$itdir/hooks/pvscan-fast" "$_c/hooks/pvscan-fast"
 		cp -p "$stage$itdir/scripts/local-bottom/pvscan-fast" \
@@ -267,8 +279,11 @@ boot_dracut() {
 # boot_run NAME MODE INITRD WORDS: one boot with the kernel command line's WORDS; its report in
 # $work/NAME/report.log. Prints the boot's times; returns boot.sh's status.
 boot_run() {
+	_persist=""
+	[ "${BOOT_PERSIST:-0}" != 1 ] || _persist=--persist
+	# shellcheck disable=SC2086 # none or one option
 	sh "$top_srcdir/tests/boot/boot.sh" --initrd "$3" --disks "$work/$2/disks" \
-		--out "$work/$1" --deadline "$BOOT_DEADLINE" \
+		--out "$work/$1" --deadline "$BOOT_DEADLINE" $_persist \
 		--append "root=/dev/mapper/vgroot-root rw $4 ${BOOT_APPEND:-}"
 	_rc=$?
 	grep -E '^(PASS|FAIL|TIME|INFO|WALL)' "$work/$1/report.log" | sed "s|^|# $1: |"
