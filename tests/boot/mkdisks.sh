@@ -12,6 +12,9 @@
 #   lvs        every LV the boot must bring up, as its device-mapper name, one a line
 #
 # usage: mkdisks.sh CACHEDIR N [MOUNTED]   (root)
+# BOOT_CLONE=1 (the default above 50 disks; 0 never): only the MOUNTED disks and one template
+# are made by lvm2 (three commands each); the rest are copies of the template with fresh ids
+# (tests/bench/clone-pvs.py), VGs vgcNNNNN, checked once by lvm2.
 # Prints CACHEDIR/disks-KEY; KEY covers this script, N, MOUNTED and lvm2's version, so the
 # images are made once. The boots attach them with snapshot=on: they are never written.
 set -eu
@@ -26,7 +29,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 ROOT_MB=320
 PV_MB=8
 
-key=$({ cat "$0"; echo "$n $mounted"; lvm version 2>/dev/null | head -1; } | cksum | cut -d' ' -f1)
+clone=${BOOT_CLONE:-}
+[ -n "$clone" ] || { [ "$n" -gt 50 ] && clone=1 || clone=0; }
+key=$({ cat "$0"; echo "$n $mounted $clone"; lvm version 2>/dev/null | head -1; } | cksum | cut -d' ' -f1)
 out=$cache/disks-$key
 if [ -f "$out/lvs" ]; then
 	echo "$out"
@@ -96,7 +101,29 @@ while [ "$i" -le "$n" ]; do
 	echo "$img" >>"$T_DIR/disks"
 	echo "$vg-lv" >>"$d/lvs"
 	i=$((i + 1))
+	[ "$clone" = 0 ] || [ "$i" -le "$mounted" ] || [ "$i" -gt "$n" ] || break
 done
+if [ "$clone" = 1 ] && [ "$i" -le "$n" ]; then
+	# The next disk by lvm2 is the template; it stays out of the fleet.
+	mkdir -p "$T_DIR/tmpl"
+	truncate -s "${PV_MB}M" "$T_DIR/tmpl.img"
+	t_attach_rw "$T_DIR/tmpl.img"
+	dev=$T_DEV
+	mklvm "$dev" pvcreate -q "$dev"
+	mklvm "$dev" vgcreate -q -s 1m vgtemplate "$dev"
+	mklvm "$dev" lvcreate -q -an -Zn -y -l 100%FREE -n lv vgtemplate
+	t_detach "$dev"
+	xz -0 -c "$T_DIR/tmpl.img" >"$T_DIR/tmpl/pv.img.xz"
+	python3 "$top_srcdir/tests/bench/clone-pvs.py" "$T_DIR/tmpl" $((n - i + 1)) "$d" vgc \
+		>"$T_DIR/clones" || { echo "mkdisks: clone-pvs.py failed" >&2; exit 1; }
+	t_attach_rw "$(head -n 1 "$T_DIR/clones")"
+	t_lvm "$T_DEV" lvs --noheadings -o vg_name,lv_name >"$T_DIR/check" 2>>"$T_DIR/lvm.log" &&
+		[ "$(awk '{ print $1 "-" $2 }' "$T_DIR/check")" = vgc00000-lv ] ||
+		{ cat "$T_DIR/lvm.log" >&2; echo "mkdisks: lvm2 does not read the copies" >&2; exit 1; }
+	t_detach "$T_DEV"
+	cat "$T_DIR/clones" >>"$T_DIR/disks"
+	sed 's|.*/\(vgc[0-9]*\)-pv\.img$|\1-lv|' "$T_DIR/clones" >>"$d/lvs"
+fi
 # The paths the cached directory will have.
 sed "s|^$d/|$out/|" "$T_DIR/disks" >"$d/disks"
 rm -rf "$out"

@@ -1,0 +1,52 @@
+# shellcheck shell=sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The real-boot benchmark's report in the booted real root (/etc/pf-boot/bench.sh), after the
+# boot test's own checks, with pf-boot.bench on the kernel command line (boot-check.sh sources
+# it from its finish(), with $fails set and its output on the second serial port). Lines:
+#   BENCH cpu S          busy seconds of every CPU since the kernel started (/proc/stat)
+#   BENCH processes N    processes started since the kernel started
+#   BENCH settled S      when `udevadm settle` after the real root's coldplug returned
+#                        (pf-boot-settle.service), seconds since the kernel started
+#   BENCH analyze LINE   systemd-analyze, once the boot has finished
+#   BENCH blame LINE     systemd-analyze blame, the first 10
+#   TIME default-target S
+# systemd-analyze needs the boot finished, and the check is one of its jobs: the check hands
+# over to a transient unit (--late) and ends; that unit waits for the boot to finish (its own
+# deadline), reports, and ends the boot as the check would have.
+
+if [ "${1:-}" != --late ]; then
+	# shellcheck disable=SC2034 # i(dle) and w(ait) are not busy time
+	while read -r k u n s i w q sq st rest; do
+		case $k in
+		cpu) echo "BENCH cpu $(((u + n + s + q + sq + st) / 100)).$(((u + n + s + q + sq + st) % 100 / 10))" ;;
+		processes) echo "BENCH processes $u" ;;
+		esac
+	done </proc/stat
+	echo "BENCH settled $(cat /run/pf-boot-settled 2>/dev/null || echo -)"
+	sync
+	if systemd-run --no-block --collect --unit pf-boot-bench-late -p DefaultDependencies=no \
+		/bin/sh /etc/pf-boot/bench.sh --late "$fails" >/dev/null 2>&1; then
+		exit 0
+	fi
+	echo "BENCH analyze (no transient unit: systemd-run failed)"
+	# back in finish(): the check ends the boot
+else
+	export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+	exec >/dev/ttyS1 2>&1
+	i=0
+	state=$(systemctl is-system-running 2>/dev/null)
+	while [ "$state" = starting ] || [ "$state" = initializing ]; do
+		[ "$i" -lt 600 ] || break
+		sleep 1
+		i=$((i + 1))
+		state=$(systemctl is-system-running 2>/dev/null)
+	done
+	echo "BENCH state $state"
+	systemd-analyze --no-pager 2>&1 | head -n 3 | sed 's/^/BENCH analyze /'
+	systemd-analyze blame --no-pager 2>&1 | head -n 10 | sed 's/^ */BENCH blame /'
+	echo "TIME default-target $(systemctl show -P ActiveEnterTimestampMonotonic default.target |
+		awk '{ printf "%.2f", $1 / 1e6 }')"
+	echo "@@BOOT-CHECK-DONE ${2:-1}@@"
+	sync
+	systemctl poweroff -ff 2>/dev/null || echo o >/proc/sysrq-trigger
+fi
