@@ -3,8 +3,9 @@
 # The real-boot benchmark's report in the booted real root (/etc/pf-boot/bench.sh), after the
 # boot test's own checks, with pf-boot.bench on the kernel command line (boot-check.sh sources
 # it from its finish(), with $fails set and its output on the second serial port). Lines:
-#   BENCH cpu S          busy seconds of every CPU since the kernel started (/proc/stat)
-#   BENCH processes N    processes started since the kernel started
+#   BENCH cpu S          busy seconds of every CPU from the kernel's start to multi-user.target
+#                        (/proc/stat; pf-boot-bench-stat.service, --stat)
+#   BENCH processes N    processes started in that time
 #   BENCH settled S      when `udevadm settle` after the real root's coldplug returned
 #                        (pf-boot-settle.service), seconds since the kernel started
 #   BENCH analyze LINE   systemd-analyze, once the boot has finished
@@ -14,14 +15,22 @@
 # over to a transient unit (--late) and ends; that unit waits for the boot to finish (its own
 # deadline), reports, and ends the boot as the check would have.
 
-if [ "${1:-}" != --late ]; then
+# bench_stat: the BENCH cpu and processes lines, now.
+bench_stat() {
 	# shellcheck disable=SC2034 # i(dle) and w(ait) are not busy time
 	while read -r k u n s i w q sq st rest; do
 		case $k in
-		cpu) echo "BENCH cpu $(((u + n + s + q + sq + st) / 100)).$(((u + n + s + q + sq + st) % 100 / 10))" ;;
+		cpu) j=$((u + n + s + q + sq + st)); echo "BENCH cpu $((j / 100)).$((j % 100 / 10))" ;;
 		processes) echo "BENCH processes $u" ;;
 		esac
 	done </proc/stat
+}
+
+if [ "${1:-}" = --stat ]; then
+	# pf-boot-bench-stat.service, at multi-user.target: before the check's own processes
+	bench_stat >/run/pf-boot-bench.stat
+elif [ "${1:-}" != --late ]; then
+	cat /run/pf-boot-bench.stat 2>/dev/null || bench_stat
 	echo "BENCH settled $(cat /run/pf-boot-settled 2>/dev/null || echo -)"
 	sync
 	if systemd-run --no-block --collect --unit pf-boot-bench-late -p DefaultDependencies=no \

@@ -4,9 +4,9 @@
 # one timed boot reduced to a row of results.
 
 # realboot_root_hook TREE MODE (boot-host.sh's BOOT_ROOT_HOOK): the bench report
-# (tests/bench/realboot-guest.sh) and pf-boot-settle.service, which records when udev has
-# settled after the real root's coldplug; both act only with pf-boot.bench on the kernel
-# command line. The floor's root has lvm2's rule masked: udev alone handles the dm devices the
+# (tests/bench/realboot-guest.sh), pf-boot-settle.service, which records when udev has
+# settled after the real root's coldplug, and pf-boot-bench-stat.service, CPU and processes
+# at multi-user.target; all act only with pf-boot.bench on the kernel command line. The floor's root has lvm2's rule masked: udev alone handles the dm devices the
 # initramfs made. TREE's files are hard links into the cache: new files only.
 realboot_root_hook() {
 	cp "$top_srcdir/tests/bench/realboot-guest.sh" "$1/etc/pf-boot/bench.sh"
@@ -20,8 +20,20 @@ realboot_root_hook() {
 	Type=oneshot
 	ExecStart=/bin/sh -c 'udevadm settle --timeout=$BOOT_DEADLINE; cut -d" " -f1 /proc/uptime >/run/pf-boot-settled'
 	EOT
-	mkdir -p "$1/etc/systemd/system/sysinit.target.wants"
+	cat >"$1/etc/systemd/system/pf-boot-bench-stat.service" <<-EOT
+	[Unit]
+	Description=pf-boot bench: CPU time and processes at multi-user.target
+	After=multi-user.target
+	Before=pf-boot-check.service
+	ConditionKernelCommandLine=pf-boot.bench
+	[Service]
+	Type=oneshot
+	ExecStart=/bin/sh /etc/pf-boot/bench.sh --stat
+	EOT
+	mkdir -p "$1/etc/systemd/system/sysinit.target.wants" \
+		"$1/etc/systemd/system/pf-boot.target.wants"
 	ln -sf ../pf-boot-settle.service "$1/etc/systemd/system/sysinit.target.wants/"
+	ln -sf ../pf-boot-bench-stat.service "$1/etc/systemd/system/pf-boot.target.wants/"
 	if [ "$2" = floor ]; then
 		mkdir -p "$1/etc/udev/rules.d"
 		ln -sf /dev/null "$1/etc/udev/rules.d/69-lvm.rules"
@@ -34,7 +46,8 @@ realboot_root_hook() {
 # from boot to boot), and DIR/disks: those addresses. 1 when the report has no dm device.
 realboot_floor_tables() {
 	mkdir -p "$2"
-	awk -v disks="$2/disks" '
+	# the serial port ends the report's lines with CR LF
+	tr -d '\r' <"$1" | awk -v disks="$2/disks" '
 		$1 == "DEV" { addr[$2] = $3; next }
 		$1 == "DM" { uuid[$2] = $3; name[++n] = $2; next }
 		$1 == "TABLE" {
@@ -55,7 +68,7 @@ realboot_floor_tables() {
 			}
 			if (n) printf "\n"
 			for (a in used) print a >disks
-		}' "$1" >"$2/concise"
+		}' >"$2/concise"
 	[ -s "$2/concise" ]
 }
 
@@ -77,28 +90,34 @@ realboot_floor_image() {
 	EOT
 	cat >"$_c/scripts/local-top/pf-floor" <<-EOT
 	#!/bin/sh
-	# The benchmark's floor: every LV of an earlier boot, created at once.
+	# The benchmark's floor: every LV of an earlier boot, created at once. Its steps go to the
+	# kernel log (and the real root's journal).
 	[ "\$1" = prereqs ] && { echo ""; exit 0; }
+	say() { echo "pf-floor: \$*" >/dev/kmsg; }
 	end=\$(( \$(cut -d. -f1 /proc/uptime) + $BOOT_DEADLINE ))
-	: >/run/pf-floor.sed
-	while read -r a; do
-		d=""
-		while :; do
-			for f in /sys/class/scsi_disk/\$a/device/block/*/dev; do
-				[ ! -r "\$f" ] || read -r d <"\$f"
-			done
-			[ -z "\$d" ] || break
-			[ "\$(cut -d. -f1 /proc/uptime)" -lt "\$end" ] ||
-				{ echo "pf-floor: no disk at SCSI address \$a"; exit 0; }
-			sleep 0.1
-		done
-		echo "s/@\$a@/\$d/g" >>/run/pf-floor.sed
-	done </etc/pf-floor/disks
+	want=\$(wc -l </etc/pf-floor/disks)
+	sed 's/.*/@&@/' /etc/pf-floor/disks >/run/pf-floor.want
+	while :; do
+		# the disks by SCSI address, as the report named them (/sys/block/sdX/device)
+		set -- /sys/block/sd*
+		if [ "\$#" -ge "\$want" ]; then
+			for b; do
+				[ -r "\$b/dev" ] && a=\$(readlink "\$b/device") && read -r d <"\$b/dev" &&
+					echo "s/@\${a##*/}@/\$d/g"
+			done >/run/pf-floor.sed
+			[ "\$(grep -c -F -f /run/pf-floor.want /run/pf-floor.sed)" -lt "\$want" ] || break
+		fi
+		[ "\$(cut -d. -f1 /proc/uptime)" -lt "\$end" ] ||
+			{ say "not every disk came: \$(paste -sd' ' /run/pf-floor.sed)"; exit 0; }
+		sleep 0.1
+	done
+	say "\$(wc -l </etc/pf-floor/disks) disks found"
 	c=\$(dmsetup udevcreatecookie)
 	DM_UDEV_COOKIE=\$c dmsetup create --concise "\$(sed -f /run/pf-floor.sed /etc/pf-floor/concise)" ||
-		echo "pf-floor: dmsetup create --concise failed"
+		say "dmsetup create --concise failed"
+	say "dm devices created, waiting for udev (cookie \$c)"
 	dmsetup udevreleasecookie "\$c"
-	echo "pf-floor: \$(wc -l </etc/pf-floor/disks) disks, LVs made at \$(cut -d' ' -f1 /proc/uptime)"
+	say "udev done with them"
 	EOT
 	chmod 755 "$_c/hooks/pf-floor" "$_c/scripts/local-top/pf-floor"
 	boot_initramfs_tools floor
@@ -118,17 +137,18 @@ realboot_boot() {
 		--deadline "$BOOT_DEADLINE" --mem "${REALBOOT_MEM:-1024}" \
 		--append "root=/dev/mapper/vgroot-root rw $5 pf-boot.bench" >"$_o/boot.out" 2>&1
 	_rc=$?
-	cp "$work/$1/report.log" "$work/$1/console.log" "$_o/" 2>/dev/null
+	tr -d '\r' <"$work/$1/report.log" >"$_o/report.log"
+	cp "$work/$1/console.log" "$_o/" 2>/dev/null
 	if [ "$_rc" -eq 0 ]; then
 		_st=ok
 	else
 		_st=$(sed -n 's/^boot.sh: FAIL: \(.*\) (wall.*/\1/p; s/^boot.sh: SKIP: /skipped: /p' \
 			"$_o/boot.out" | head -n 1)
-		_f=$(sed -n 's/^FAIL //p' "$work/$1/report.log" | head -n 2 | paste -sd';')
+		_f=$(sed -n 's/^FAIL //p' "$_o/report.log" | head -n 2 | paste -sd';')
 		[ -z "$_f" ] || _st="$_st: $_f"
 		[ -n "$_st" ] || _st="boot.sh exit $_rc"
 	fi
-	awk -v n="$BOOT_N" -v name="$1" -v st="$_st" '
+	tr -d '\r' <"$work/$1/report.log" | awk -v n="$BOOT_N" -v name="$1" -v st="$_st" '
 		function v(k) { return (k in t) ? t[k] : "-" }
 		$1 == "TIME" { t[$2] = $3 }
 		$1 == "BENCH" && ($2 == "cpu" || $2 == "processes" || $2 == "settled") { t[$2] = $3 }
@@ -139,6 +159,6 @@ realboot_boot() {
 			printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n, name, st,
 				v("root-mounted"), v("lvs-active"), v("multi-user"), v("default-target"),
 				v("settled"), v("cpu"), v("processes"), v("udev"), v("wall")
-		}' "$work/$1/report.log" | tee -a "$rb_results"
+		}' | tee -a "$rb_results"
 	return "$_rc"
 }
