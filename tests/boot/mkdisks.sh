@@ -12,8 +12,8 @@
 #   lvs        every LV the boot must bring up, as its device-mapper name, one a line
 #
 # usage: mkdisks.sh CACHEDIR N [MOUNTED]   (root)
-# BOOT_CLONE=1 (the default above 50 disks; 0 never): only the MOUNTED disks and one template
-# are made by lvm2 (three commands each); the rest are copies of the template with fresh ids
+# BOOT_CLONE=1 (the default above 50 disks; 0 never): only the MOUNTED disks and one more are
+# made by lvm2 (three commands each); the rest are copies of that one with fresh ids
 # (tests/bench/clone-pvs.py), VGs vgcNNNNN, checked once by lvm2.
 # Prints CACHEDIR/disks-KEY; KEY covers this script, N, MOUNTED and lvm2's version, so the
 # images are made once. The boots attach them with snapshot=on: they are never written.
@@ -101,19 +101,12 @@ while [ "$i" -le "$n" ]; do
 	echo "$img" >>"$T_DIR/disks"
 	echo "$vg-lv" >>"$d/lvs"
 	i=$((i + 1))
-	[ "$clone" = 0 ] || [ "$i" -le "$mounted" ] || [ "$i" -gt "$n" ] || break
+	[ "$clone" = 0 ] || [ "$i" -le $((mounted + 1)) ] || [ "$i" -gt "$n" ] || break
 done
 if [ "$clone" = 1 ] && [ "$i" -le "$n" ]; then
-	# The next disk by lvm2 is the template; it stays out of the fleet.
+	# The last disk lvm2 made, without a file system, is the copies' template.
 	mkdir -p "$T_DIR/tmpl"
-	truncate -s "${PV_MB}M" "$T_DIR/tmpl.img"
-	t_attach_rw "$T_DIR/tmpl.img"
-	dev=$T_DEV
-	mklvm "$dev" pvcreate -q "$dev"
-	mklvm "$dev" vgcreate -q -s 1m vgtemplate "$dev"
-	mklvm "$dev" lvcreate -q -an -Zn -y -l 100%FREE -n lv vgtemplate
-	t_detach "$dev"
-	xz -0 -c "$T_DIR/tmpl.img" >"$T_DIR/tmpl/pv.img.xz"
+	xz -0 -c "$img" >"$T_DIR/tmpl/pv.img.xz"
 	python3 "$top_srcdir/tests/bench/clone-pvs.py" "$T_DIR/tmpl" $((n - i + 1)) "$d" vgc \
 		>"$T_DIR/clones" || { echo "mkdisks: clone-pvs.py failed" >&2; exit 1; }
 	t_attach_rw "$(head -n 1 "$T_DIR/clones")"
