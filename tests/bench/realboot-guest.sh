@@ -8,6 +8,7 @@
 #   BENCH processes N    processes started in that time
 #   BENCH settled S      when `udevadm settle` after the real root's coldplug returned
 #                        (pf-boot-settle.service), seconds since the kernel started
+#   BENCH floor LINE     the floor's initramfs steps (its kernel log lines)
 #   BENCH analyze LINE   systemd-analyze, once the boot has finished
 #   BENCH blame LINE     systemd-analyze blame, the first 10
 #   TIME default-target S
@@ -32,6 +33,7 @@ if [ "${1:-}" = --stat ]; then
 elif [ "${1:-}" != --late ]; then
 	cat /run/pf-boot-bench.stat 2>/dev/null || bench_stat
 	echo "BENCH settled $(cat /run/pf-boot-settled 2>/dev/null || echo -)"
+	grep 'pf-floor: ' /tmp/journal 2>/dev/null | sed 's/^/BENCH floor /'
 	sync
 	if systemd-run --no-block --collect --unit pf-boot-bench-late -p DefaultDependencies=no \
 		/bin/sh /etc/pf-boot/bench.sh --late "$fails" >/dev/null 2>&1; then
