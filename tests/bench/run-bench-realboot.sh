@@ -40,6 +40,7 @@
 #   REALBOOT_MEM       guest memory in MB (1024, as the boot tests: udevd's default number of
 #                      workers depends on it)
 #   REALBOOT_OUT       results directory ($top_builddir/tests/bench/bench-realboot.out)
+#   REALBOOT_REPORT=1  no boot: the report again from REALBOOT_OUT's results.tsv
 #   BOOT_STACKS=0 is exported: the boot tests' layered stacks stay out of the benchmark's disks.
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -63,10 +64,14 @@ BOOT_ROOT_HOOK=realboot_root_hook
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 rb_results=$OUT/results.tsv
-[ ! -f "$rb_results" ] || mv -f "$rb_results" "$rb_results.old"
-: >"$rb_results"
 start=$(date +%s)
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
+if [ "${REALBOOT_REPORT:-0}" = 1 ]; then
+	NS=""
+else
+	[ ! -f "$rb_results" ] || mv -f "$rb_results" "$rb_results.old"
+	: >"$rb_results"
+fi
 
 # bench_n N: every boot of N disks, in a subshell of its own (boot_init's scratch directory
 # and its cleanup are per N).
@@ -75,6 +80,7 @@ bench_n() {
 	BOOT_DEADLINE=${REALBOOT_DEADLINE:-$((900 + 3 * $1))}
 	boot_init "realboot-$1"
 	rb_out=$OUT/n$1
+	rm -rf "$rb_out"
 	mkdir -p "$rb_out"
 	slow_it="" slow_dracut=""
 	if [ "$1" -ge 300 ]; then
@@ -138,24 +144,31 @@ for n in $NS; do
 	rc=$?
 	[ "$rc" -ne 77 ] || exit 77
 done
-load1=$(cut -d' ' -f1-3 /proc/loadavg)
+[ -z "$NS" ] || echo "$load0, at the end $(cut -d' ' -f1-3 /proc/loadavg); $(($(date +%s) - start)) s" \
+	>"$OUT/load"
+vm_kernel ""
 
 # The report: one table of every boot, the ratios, then each boot's systemd-analyze.
 md=$top_builddir/bench-realboot.md
 {
-	echo "Real boots: $(nproc) host CPUs, QEMU TCG 2 vCPUs, ${REALBOOT_MEM:-1024} MB; kernel"
-	echo "$(uname -r); $(lvm version 2>/dev/null | sed -n 's/^ *LVM version: *//p' | head -1)."
-	echo "Load average at the start $load0, at the end $load1; $(($(date +%s) - start)) s."
+	echo "Real boots: $(nproc) host CPUs, QEMU TCG 2 vCPUs, ${REALBOOT_MEM:-1024} MB; guest kernel"
+	echo "$kver, lvm2 $(lvm version 2>/dev/null | sed -n 's/^ *LVM version: *//p' | head -1)."
+	echo "Host load average at the start $(cat "$OUT/load" 2>/dev/null)."
 	echo
 	echo "Seconds since the kernel started. default target: pf-boot.target (multi-user.target and"
 	echo "the check). settled: \`udevadm settle\` after the real root's coldplug. CPU: busy"
-	echo "seconds of both vCPUs, and processes started, until the check."
+	echo "seconds of both vCPUs, and processes started, until multi-user.target. wall: the host's"
+	echo "seconds from QEMU's start to the report's end."
 	echo
 	echo "| N | boot | result | root mounted | all LVs active | multi-user.target | default target | udev settled | CPU s | processes | udev kills/timeouts | wall s |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	awk -F'\t' 'NF >= 3 {
 		printf "| %s | %s | %s |", $1, $2, $3
-		for (i = 4; i <= 12; i++) printf " %s |", (i <= NF ? $i : "-")
+		for (i = 4; i <= 12; i++) {
+			v = (i <= NF ? $i : "-")
+			if (v ~ /^[0-9]+\.[0-9][0-9][0-9]/) v = sprintf("%.2f", v)
+			printf " %s |", v
+		}
 		printf "\n"
 	}' "$rb_results"
 	echo
@@ -164,11 +177,14 @@ md=$top_builddir/bench-realboot.md
 	echo
 	awk -F'\t' '
 		{ ok[$1 " " $2] = ($3 == "ok"); t[$1 " " $2] = $5; st[$1 " " $2] = $3; ns[$1] = 1 }
-		function ratio(n, a, b) {
+		function ratio(n, a, b,   r) {
 			if (!((n " " a) in t) || !((n " " b) in t)) return ""
-			if (!ok[n " " b]) return sprintf("%s failed (%s)", b, st[n " " b])
-			if (!ok[n " " a]) return sprintf("%s failed (%s)", a, st[n " " a])
-			return sprintf("%.2fx", t[n " " b] / t[n " " a])
+			r = ""
+			if (t[n " " a] + 0 > 0 && t[n " " b] + 0 > 0)
+				r = sprintf("%.2fx", t[n " " b] / t[n " " a])
+			if (!ok[n " " b]) r = r sprintf(" (%s: %s)", b, st[n " " b])
+			if (!ok[n " " a]) r = r sprintf(" (%s: %s)", a, st[n " " a])
+			return r
 		}
 		function line(n, what, a, b,   r) {
 			r = ratio(n, a, b)
@@ -185,7 +201,7 @@ md=$top_builddir/bench-realboot.md
 			}
 		}' "$rb_results" | sort -t= -k2 -n
 	echo
-	echo "<details><summary>systemd-analyze and its blame (first 10), per boot</summary>"
+	echo "<details><summary>systemd-analyze and its blame (first 10), per boot; the floor's steps</summary>"
 	echo
 	for r in "$OUT"/n*/*/report.log; do
 		[ -f "$r" ] || continue
@@ -193,7 +209,7 @@ md=$top_builddir/bench-realboot.md
 		echo "N=$(basename "$(dirname "$b")" | tr -d n), $(basename "$b"):"
 		echo
 		echo '```'
-		sed -n 's/^BENCH \(analyze\|blame\) //p' "$r"
+		sed -n 's/^BENCH \(floor\|analyze\|blame\) //p' "$r"
 		echo '```'
 		echo
 	done
