@@ -226,7 +226,7 @@ elif [ -s "$OUT/plot.dat" ]; then
 	gnuplot -e "datafile='$OUT/plot.dat'; outfile='$top_builddir/bench-realboot.png'" \
 		-e "plottitle='Real boots of N one-PV VGs beside the root VG, QEMU TCG, 2 vCPUs'" \
 		-e "ylabel='seconds from the kernel start until every LV is active'" \
-		-e "xtics='$(echo "$NS" | tr ' ' ',')'" \
+		-e "xtics='$(cut -f1 "$rb_results" | sort -un | paste -sd,)'" \
 		"$top_srcdir/tests/bench/plot-boot.gnuplot" &&
 		echo "bench-realboot: plot $top_builddir/bench-realboot.png"
 fi

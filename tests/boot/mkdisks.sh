@@ -110,9 +110,12 @@ if [ "$clone" = 1 ] && [ "$i" -le "$n" ]; then
 	python3 "$top_srcdir/tests/bench/clone-pvs.py" "$T_DIR/tmpl" $((n - i + 1)) "$d" vgc \
 		>"$T_DIR/clones" || { echo "mkdisks: clone-pvs.py failed" >&2; exit 1; }
 	t_attach_rw "$(head -n 1 "$T_DIR/clones")"
-	t_lvm "$T_DEV" lvs --noheadings -o vg_name,lv_name >"$T_DIR/check" 2>>"$T_DIR/lvm.log" &&
-		[ "$(awk '{ print $1 "-" $2 }' "$T_DIR/check")" = vgc00000-lv ] ||
-		{ cat "$T_DIR/lvm.log" >&2; echo "mkdisks: lvm2 does not read the copies" >&2; exit 1; }
+	t_lvm "$T_DEV" lvs --noheadings -o vg_name,lv_name >"$T_DIR/check" 2>>"$T_DIR/lvm.log"
+	if [ "$(awk '{ print $1 "-" $2 }' "$T_DIR/check")" != vgc00000-lv ]; then
+		cat "$T_DIR/lvm.log" >&2
+		echo "mkdisks: lvm2 does not read the copies" >&2
+		exit 1
+	fi
 	t_detach "$T_DEV"
 	cat "$T_DIR/clones" >>"$T_DIR/disks"
 	sed 's|.*/\(vgc[0-9]*\)-pv\.img$|\1-lv|' "$T_DIR/clones" >>"$d/lvs"
