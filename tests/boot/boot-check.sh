@@ -32,6 +32,10 @@ finish() {
 		journalctl -b -p warning --no-pager -o short-monotonic 2>/dev/null | tail -n 80 |
 			sed 's/^/LOG /'
 	fi
+	# pf-boot.bench: the benchmark's report (tests/bench/realboot-guest.sh) ends the boot.
+	if grep -qw pf-boot.bench /proc/cmdline && [ -f /etc/pf-boot/bench.sh ]; then
+		. /etc/pf-boot/bench.sh
+	fi
 	echo "@@BOOT-CHECK-DONE $fails@@"
 	sync
 	systemctl poweroff -ff 2>/dev/null || echo o >/proc/sysrq-trigger

@@ -21,8 +21,13 @@
 #              mdadm/mdadm.conf, multipath.conf, multipath/wwids, pf-boot/luks.key
 #
 # usage: mkdisks.sh CACHEDIR N [MOUNTED]   (root)
-# Prints CACHEDIR/disks-KEY; KEY covers this script and guest-stacks.sh, N, MOUNTED and the
-# versions of lvm2, mdadm and cryptsetup, so the images are made once. The boots attach them with snapshot=on: they are never written.
+# BOOT_CLONE=1 (the default above 50 disks; 0 never): only the MOUNTED disks and one more are
+# made by lvm2 (three commands each); the rest are copies of that one with fresh ids
+# (tests/bench/clone-pvs.py), VGs vgcNNNNN, checked once by lvm2. BOOT_STACKS=0 leaves the
+# layered stacks out (the benchmark's boots).
+# Prints CACHEDIR/disks-KEY; KEY covers this script and guest-stacks.sh, N, MOUNTED, the
+# switches and the versions of lvm2, mdadm and cryptsetup, so the images are made once. The
+# boots attach them with snapshot=on: they are never written.
 set -eu
 
 cache=$1
@@ -35,9 +40,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 ROOT_MB=320
 PV_MB=8
 
+clone=${BOOT_CLONE:-}
+[ -n "$clone" ] || { [ "$n" -gt 50 ] && clone=1 || clone=0; }
+stacks=${BOOT_STACKS:-1}
 key=$({
 	cat "$0" "$here/guest-stacks.sh"
-	echo "$n $mounted"
+	echo "$n $mounted $clone $stacks"
 	lvm version 2>/dev/null | head -1
 	dpkg-query -W mdadm cryptsetup-bin 2>/dev/null
 } | cksum | cut -d' ' -f1)
@@ -52,7 +60,7 @@ T_DIR=$(mktemp -d "$cache/disks.XXXXXX")
 trap t_cleanup EXIT
 trap 'exit 130' INT TERM HUP
 d=$T_DIR/out
-mkdir -p "$d"
+mkdir -p "$d" "$d/etc"
 
 # lvm2 as the tests run it, on exactly the devices given; nothing activated.
 mklvm() {
@@ -110,7 +118,26 @@ while [ "$i" -le "$n" ]; do
 	echo "$img" >>"$T_DIR/disks"
 	echo "$vg-lv" >>"$d/lvs"
 	i=$((i + 1))
+	[ "$clone" = 0 ] || [ "$i" -le $((mounted + 1)) ] || [ "$i" -gt "$n" ] || break
 done
+if [ "$clone" = 1 ] && [ "$i" -le "$n" ]; then
+	# The last disk lvm2 made, without a file system, is the copies' template.
+	mkdir -p "$T_DIR/tmpl"
+	xz -0 -c "$img" >"$T_DIR/tmpl/pv.img.xz"
+	python3 "$top_srcdir/tests/bench/clone-pvs.py" "$T_DIR/tmpl" $((n - i + 1)) "$d" vgc \
+		>"$T_DIR/clones" || { echo "mkdisks: clone-pvs.py failed" >&2; exit 1; }
+	t_attach_rw "$(head -n 1 "$T_DIR/clones")"
+	t_lvm "$T_DEV" lvs --noheadings -o vg_name,lv_name >"$T_DIR/check" 2>>"$T_DIR/lvm.log"
+	if [ "$(awk '{ print $1 "-" $2 }' "$T_DIR/check")" != vgc00000-lv ]; then
+		cat "$T_DIR/lvm.log" >&2
+		echo "mkdisks: lvm2 does not read the copies" >&2
+		exit 1
+	fi
+	t_detach "$T_DEV"
+	cat "$T_DIR/clones" >>"$T_DIR/disks"
+	sed 's|.*/\(vgc[0-9]*\)-pv\.img$|\1-lv|' "$T_DIR/clones" >>"$d/lvs"
+fi
+if [ "$stacks" = 1 ]; then
 # The stacks. Their configuration is fixed, so that the images and the etc/ files agree.
 MP_WWN=0x5000c5000000aa01
 LUKS_UUID=0b5c1e2a-7d3f-4c61-9a8e-2f4b6d8c0e11
@@ -173,6 +200,7 @@ multipaths {
 }
 EOT
 printf '# Multipath wwids, Version : 1.0\n/3%s/\n' "${MP_WWN#0x}" >"$d/etc/multipath/wwids"
+fi
 
 # The paths the cached directory will have.
 sed "s|^$d/|$out/|" "$T_DIR/disks" >"$d/disks"

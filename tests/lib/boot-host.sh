@@ -127,6 +127,9 @@ boot_root() {
 		EOT
 	done
 	ln -s pf-boot.target "$_u/default.target"
+	# BOOT_ROOT_HOOK: a function of the caller's, run as FUNCTION TREE MODE before the tree
+	# becomes the root's file system (the benchmark adds its reporting there).
+	[ -z "${BOOT_ROOT_HOOK:-}" ] || "$BOOT_ROOT_HOOK" "$_r" "$1"
 
 	cp --sparse=always "$disks/root.img" "$_m/root.img"
 	read -r _off _size <"$disks/rootlv"
