@@ -4,7 +4,7 @@
 #
 #   tests/vm/vm-run.sh --udev-children-max 8 tests/vm/guest-many.sh [IMAGES.tar [MORE.tar]]
 #
-# N VGs (200; clones of fixtures/single, from IMAGES.tar made by vm-many.sh with
+# N VGs (100; clones of fixtures/single, from IMAGES.tar made by vm-many.sh with
 # tests/bench/clone-pvs.py, else cloned here, which is slow under TCG) on null_blk devices, which
 # udev sees like disks: their `add` events go through the rules. udev/69-pvscan-fast.rules from
 # the build tree is installed in /etc/udev/rules.d (naming the build tree's command) and Debian's
@@ -23,7 +23,7 @@
 # queue and journal empty, no udev semaphore left. After 1, lvm2's `vgchange -an` must remove
 # everything cleanly. Times are printed as "# " lines.
 #
-# MANY_VGS_N (200, or fewer than the archive holds), MANY_VGS_CHILDREN_MAX (8),
+# MANY_VGS_N (100, or fewer than the archive holds), MANY_VGS_CHILDREN_MAX (8),
 # MANY_VGS_EVENT_TIMEOUT (udevd's --event-timeout; its default, 180 s, when unset),
 # MANY_VGS_KEEP=DIR (a --rw directory: udevd's log and the tables are copied there).
 # MANY_VGS_STORM2=0 skips storm 2; MANY_VGS_BOTH (10) is how many devices part 4 uses.
@@ -36,7 +36,7 @@ set -eu
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/vm/guest-lib.sh"
 guest_init guest-many.sh /tmp/many-vgs
 command -v python3 >/dev/null || { echo "SKIP: many-vgs: no python3"; exit 77; }
-N=${MANY_VGS_N:-200}
+N=${MANY_VGS_N:-100}
 CM=${MANY_VGS_CHILDREN_MAX:-8}
 LVM2_DEADLINE=${MANY_VGS_LVM2_DEADLINE:-150}
 # How long a storm may take before the test gives up on it (udev's own event timeout is 180 s).
