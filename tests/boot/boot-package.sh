@@ -55,23 +55,8 @@ fi
 [ -f "$deb" ] || { t_fail "no .deb: '$deb'"; t_done; exit 1; }
 t_pass "the .deb: ${deb##*/}"
 
-# lvm2's rule activates a VG from the udev worker that ran its pvscan, and init-bottom's
-# `udevadm control --exit` kills the workers still running: a VG whose pvscan wrote its
-# vgs_online file there but whose vgchange was cut stays down for good (the booted system's
-# pvscan finds it "finished"). Seen beside two other VMs (vg0008 of 10). Not this test's
-# subject: for lvm2's boots the initramfs waits for udev's queue first. pvscan-fast's boot
-# keeps only its own wait (its local-bottom script).
-mkdir -p "$work/it-conf/scripts/local-bottom"
-cat >"$work/it-conf/scripts/local-bottom/pf-boot-settle" <<'EOT'
-#!/bin/sh
-# pf-boot (tests/boot/boot-package.sh): lvm2's activations end before udev is stopped.
-PREREQ=""
-prereqs() { echo "$PREREQ"; }
-case $1 in prereqs) prereqs; exit 0 ;; esac
-[ ! -x /usr/sbin/pvscan-fast ] || exit 0
-udevadm settle --timeout=600 || true
-EOT
-chmod 755 "$work/it-conf/scripts/local-bottom/pf-boot-settle"
+# lvm2's boots wait for udev's queue before init-bottom (see boot_lvm2_settle).
+boot_lvm2_settle "$work/it-conf"
 BOOT_IT_CONF=$work/it-conf
 
 # The real root's additions: the .deb, this test's checks, initramfs-tools set up as the other

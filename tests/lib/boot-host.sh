@@ -14,8 +14,9 @@
 . "$top_srcdir/tests/lib/test-lib.sh"
 . "$top_srcdir/tests/lib/vm-host.sh"
 
-# BOOT_MODES: the boots to make, of "pvscan-fast lvm2" (both, compared, by default).
-BOOT_MODES=${BOOT_MODES:-pvscan-fast lvm2}
+# BOOT_MODES: the boots to make, of "pvscan-fast lvm2" (both: compared). make check makes
+# pvscan-fast's alone (lvm2's activation is compared with in the VM tests); make check-boot both.
+BOOT_MODES=${BOOT_MODES:-pvscan-fast}
 BOOT_N=${BOOT_N:-10}
 BOOT_MOUNTED=${BOOT_MOUNTED:-3}
 # Only ends a hang: a boot of the small set takes minutes under TCG on a loaded machine.
@@ -277,6 +278,27 @@ boot_dracut() {
 		--kver "$kver" "$work/$1/initrd-dracut.img" >"$work/$1/dracut.log" 2>&1 ||
 		{ cat "$work/$1/dracut.log"; echo "FAIL: dracut"; exit 1; }
 	boot_store_initrd dracut "$1" "$work/$1/initrd-dracut.img"
+}
+
+# boot_lvm2_settle DIR: an initramfs-tools local-bottom script in DIR (a BOOT_IT_CONF) that
+# waits for udev's queue when pvscan-fast is not in the image. lvm2's rule activates a VG from
+# the udev worker that ran its pvscan, and init-bottom's `udevadm control --exit` kills the
+# workers still running: a VG whose pvscan wrote its vgs_online file there but whose vgchange
+# was cut stays down for good (the booted system's pvscan finds it "finished"). Seen beside
+# other VMs and in CI (one VG of 10 down). lvm2's flaw, not the tests' subject; pvscan-fast's
+# boot keeps only its own wait (its local-bottom script).
+boot_lvm2_settle() {
+	mkdir -p "$1/scripts/local-bottom"
+	cat >"$1/scripts/local-bottom/pf-boot-settle" <<-'EOT'
+	#!/bin/sh
+	# pf-boot (tests/lib/boot-host.sh): lvm2's activations end before udev is stopped.
+	PREREQ=""
+	prereqs() { echo "$PREREQ"; }
+	case $1 in prereqs) prereqs; exit 0 ;; esac
+	[ ! -x /usr/sbin/pvscan-fast ] || exit 0
+	udevadm settle --timeout=600 || true
+	EOT
+	chmod 755 "$1/scripts/local-bottom/pf-boot-settle"
 }
 
 # boot_run NAME MODE INITRD WORDS: one boot with the kernel command line's WORDS; its report in
