@@ -539,26 +539,33 @@ static int cmp_u64(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* Whether the walk found devno key: looked up in seen (sorted), else walked. */
+static bool walked(const struct pass *p, const uint64_t *seen, uint64_t key)
+{
+	if (seen)
+		return bsearch(&key, seen, p->scan.n, sizeof(*seen), cmp_u64) != NULL;
+	for (size_t k = 0; k < p->scan.n; k++)
+		if (((uint64_t)p->scan.devs[k].dev.major << 32 | p->scan.devs[k].dev.minor) == key)
+			return true;
+	return false;
+}
+
 static void forget_gone(const struct pass *p)
 {
 	const struct cache_run *j = p->run;
+	/* thousands of named devices: each looked up, not compared with every device walked */
 	_cleanup_free_ uint64_t *seen = calloc(p->scan.n ? p->scan.n : 1, sizeof(*seen));
 	char path[PATH_MAX];
 	struct stat st;
 
-	/* thousands of named devices: each looked up, not compared with every device walked */
-	if (!seen) {
-		pf_warn("  WARNING: cannot tell which devices are gone: %s.", strerror(ENOMEM));
-		return;
-	}
-	for (size_t k = 0; k < p->scan.n; k++)
+	for (size_t k = 0; seen && k < p->scan.n; k++)
 		seen[k] = (uint64_t)p->scan.devs[k].dev.major << 32 | p->scan.devs[k].dev.minor;
-	qsort(seen, p->scan.n, sizeof(*seen), cmp_u64);
+	if (seen)
+		qsort(seen, p->scan.n, sizeof(*seen), cmp_u64);
 	for (size_t i = 0; i < p->n_items; i++) {
 		unsigned maj = p->items[i].major, min = p->items[i].minor;
-		uint64_t key = (uint64_t)maj << 32 | min;
 
-		if (bsearch(&key, seen, p->scan.n, sizeof(*seen), cmp_u64))
+		if (walked(p, seen, (uint64_t)maj << 32 | min))
 			continue;
 		(void)snprintf(path, sizeof(path), "%s/dev/block/%u:%u", j->paths->sys, maj, min);
 		if (stat(path, &st) == 0 || errno != ENOENT)

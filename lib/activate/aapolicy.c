@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "activate/aapolicy.h"
+#include "base/keyorder.h"
 #include "config/settings.h"
 #include "format/cfg.h"
 #include "format/vg.h"
@@ -241,20 +242,14 @@ bool pf_aapolicy_system_id_allowed(const struct pf_aapolicy_input *in, const str
 	return false;
 }
 
-struct by_field {
-	const struct pf_vg *const *vgs;
-	bool by_id; /* else by name */
-};
-
-/* Devices with a VG by UUID or by name, then in scan order. */
-static int cmp_field(const void *x, const void *y, void *ctx)
+static const char *vg_id_key(const void *ctx, size_t i)
 {
-	const struct by_field *f = ctx;
-	size_t a = *(const size_t *)x, b = *(const size_t *)y;
-	const struct pf_vg *va = f->vgs[a], *vb = f->vgs[b];
-	int c = f->by_id ? strcmp(va->id, vb->id) : strcmp(va->name, vb->name);
+	return ((const struct pf_vg *const *)ctx)[i]->id;
+}
 
-	return c ? c : (a > b) - (a < b);
+static const char *vg_name_key(const void *ctx, size_t i)
+{
+	return ((const struct pf_vg *const *)ctx)[i]->name;
 }
 
 static int cmp_str(const void *x, const void *y)
@@ -262,23 +257,11 @@ static int cmp_str(const void *x, const void *y)
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-/* The devices of each run of equal keys in order[], sorted by cmp_field: [g, *ret_end). */
-static size_t run_end(const struct by_field *f, const size_t *order, size_t m, size_t g)
-{
-	const struct pf_vg *v = f->vgs[order[g]];
-	size_t e = g + 1;
-
-	while (e < m && strcmp(f->by_id ? v->id : v->name,
-			       f->by_id ? f->vgs[order[e]]->id : f->vgs[order[e]]->name) == 0)
-		e++;
-	return e;
-}
-
 int pf_aapolicy_vgnames_find(const struct pf_aapolicy_input *in, const struct pf_vg *const *vgs,
 			     size_t n, struct pf_aapolicy_vgnames *ret)
 {
 	struct pf_aapolicy_vgnames v = { .n = n };
-	struct by_field f = { .vgs = vgs, .by_id = true };
+	const struct pf_keyorder by_id = { vg_id_key, vgs }, by_name = { vg_name_key, vgs };
 	_cleanup_free_ size_t *order = NULL;
 	_cleanup_free_ bool *first = NULL;
 	size_t m = 0;
@@ -296,21 +279,20 @@ int pf_aapolicy_vgnames_find(const struct pf_aapolicy_input *in, const struct pf
 			order[m++] = i;
 	}
 	/* of the devices of one VG (one UUID), only the first in scan order is looked at */
-	qsort_r(order, m, sizeof(*order), cmp_field, &f);
-	for (size_t g = 0; g < m; g = run_end(&f, order, m, g))
+	pf_keyorder_sort(&by_id, order, m);
+	for (size_t g = 0; g < m; g = pf_keyorder_run_end(&by_id, order, m, g))
 		first[order[g]] = true;
 	/*
 	 * Per name, in scan order: the first readable device (UUID A) is what any later VG with
 	 * another UUID collides with first; a later device of UUID A collides first with the
 	 * first readable one whose UUID is not A.
 	 */
-	f.by_id = false;
-	qsort_r(order, m, sizeof(*order), cmp_field, &f);
+	pf_keyorder_sort(&by_name, order, m);
 	for (size_t g = 0, e; g < m; g = e) {
 		size_t a1 = SIZE_MAX, a2 = SIZE_MAX;
 		bool any = false;
 
-		e = run_end(&f, order, m, g);
+		e = pf_keyorder_run_end(&by_name, order, m, g);
 		for (size_t x = g; x < e && a2 == SIZE_MAX; x++) {
 			size_t k = order[x];
 

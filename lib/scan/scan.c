@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/keyorder.h"
 #include "base/strutil.h"
 #include "config/settings.h"
 #include "device/devicesfile.h"
@@ -605,14 +606,9 @@ static bool dup_candidate(const struct pf_scan_dev *d)
 	return d->outcome == PF_SCAN_READ && d->probe.label_status == 0;
 }
 
-/* Devices by PVID, then in scan order: a PVID's devices are compared among themselves only. */
-static int cmp_pvid(const void *x, const void *y, void *ctx)
+static const char *pvid_key(const void *ctx, size_t i)
 {
-	const struct pf_scan_dev *devs = ctx;
-	size_t a = *(const size_t *)x, b = *(const size_t *)y;
-	int c = strcmp(devs[a].probe.label.pvid, devs[b].probe.label.pvid);
-
-	return c ? c : (a > b) - (a < b);
+	return ((const struct pf_scan_dev *)ctx)[i].probe.label.pvid;
 }
 
 /*
@@ -622,6 +618,7 @@ static int cmp_pvid(const void *x, const void *y, void *ctx)
 static int settle_duplicates(const struct pf_paths *paths, struct pf_scan *s, bool summary)
 {
 	_cleanup_free_ size_t *order = calloc(s->n ? s->n : 1, sizeof(*order));
+	const struct pf_keyorder by_pvid = { pvid_key, s->devs };
 	size_t m = 0;
 
 	if (!order)
@@ -629,12 +626,10 @@ static int settle_duplicates(const struct pf_paths *paths, struct pf_scan *s, bo
 	for (size_t i = 0; i < s->n; i++)
 		if (dup_candidate(&s->devs[i]))
 			order[m++] = i;
-	qsort_r(order, m, sizeof(*order), cmp_pvid, s->devs);
+	/* a PVID's devices are compared among themselves only, in scan order */
+	pf_keyorder_sort(&by_pvid, order, m);
 	for (size_t g = 0, e; g < m; g = e) {
-		const char *pvid = s->devs[order[g]].probe.label.pvid;
-
-		for (e = g + 1; e < m && strcmp(pvid, s->devs[order[e]].probe.label.pvid) == 0; e++)
-			;
+		e = pf_keyorder_run_end(&by_pvid, order, m, g);
 		for (size_t x = g; x + 1 < e; x++) {
 			struct pf_scan_dev *a = &s->devs[order[x]];
 
@@ -703,27 +698,23 @@ static int udev_gate(const struct pf_scan_opts *o, struct pf_scan *s)
 	return 0;
 }
 
-static int cmp_vgref(const void *x, const void *y)
+static const char *vgname_key(const void *ctx, size_t i)
 {
-	const struct pf_scan_vgref *a = x, *b = y;
-	int c = strcmp(a->vg->name, b->vg->name);
-
-	return c ? c : (a->dev > b->dev) - (a->dev < b->dev);
+	return pf_probe_vg(&((const struct pf_scan_dev *)ctx)[i].probe)->name;
 }
 
 /* Activation looks VGs up by name, one at a time: thousands must not each cost a walk. */
 static int index_vgnames(struct pf_scan *s)
 {
+	const struct pf_keyorder by_name = { vgname_key, s->devs };
+
 	s->by_vgname = calloc(s->n ? s->n : 1, sizeof(*s->by_vgname));
 	if (!s->by_vgname)
 		return -ENOMEM;
-	for (size_t i = 0; i < s->n; i++) {
-		const struct pf_vg *vg = pf_probe_vg(&s->devs[i].probe);
-
-		if (s->devs[i].outcome == PF_SCAN_READ && vg)
-			s->by_vgname[s->n_by_vgname++] = (struct pf_scan_vgref){ vg, i };
-	}
-	qsort(s->by_vgname, s->n_by_vgname, sizeof(*s->by_vgname), cmp_vgref);
+	for (size_t i = 0; i < s->n; i++)
+		if (s->devs[i].outcome == PF_SCAN_READ && pf_probe_vg(&s->devs[i].probe))
+			s->by_vgname[s->n_by_vgname++] = i;
+	pf_keyorder_sort(&by_name, s->by_vgname, s->n_by_vgname);
 	return 0;
 }
 
@@ -796,22 +787,17 @@ int pf_scan_vgs(const struct pf_scan *s, const struct pf_vg ***ret)
 
 const struct pf_vg *pf_scan_find_vg(const struct pf_scan *s, const char *name, const char *id)
 {
-	size_t lo = 0, hi = s->n_by_vgname;
+	const struct pf_keyorder by_name = { vgname_key, s->devs };
+	size_t m = s->n_by_vgname;
 
-	/* the first entry of the name: its devices follow in scan order */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	/* the first device of the name, then its other devices in scan order */
+	for (size_t x = pf_keyorder_lower(&by_name, s->by_vgname, m, name);
+	     x < m && strcmp(vgname_key(s->devs, s->by_vgname[x]), name) == 0; x++) {
+		const struct pf_scan_dev *d = &s->devs[s->by_vgname[x]];
+		const struct pf_vg *vg = pf_probe_vg(&d->probe);
 
-		if (strcmp(s->by_vgname[mid].vg->name, name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < s->n_by_vgname && strcmp(s->by_vgname[lo].vg->name, name) == 0; lo++) {
-		const struct pf_scan_vgref *v = &s->by_vgname[lo];
-
-		if (s->devs[v->dev].outcome == PF_SCAN_READ && (!id[0] || strcmp(v->vg->id, id) == 0))
-			return v->vg;
+		if (d->outcome == PF_SCAN_READ && (!id[0] || strcmp(vg->id, id) == 0))
+			return vg;
 	}
 	return NULL;
 }

@@ -70,11 +70,8 @@ struct pf_scan {
 	   devices were dropped because it ran out (over_budget). */
 	uint64_t mem_budget_bytes, mem_used_bytes;
 	size_t n_over_budget;
-	/* the devices read with a VG, by VG name, then in scan order */
-	struct pf_scan_vgref {
-		const struct pf_vg *vg;
-		size_t dev; /* devs[] index */
-	} *by_vgname;
+	/* devs[] indices of the devices read with a VG, by VG name, then in scan order */
+	size_t *by_vgname;
 	size_t n_by_vgname;
 };
 
