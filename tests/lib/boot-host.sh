@@ -15,7 +15,8 @@
 . "$top_srcdir/tests/lib/vm-host.sh"
 
 # BOOT_MODES: the boots to make, of "pvscan-fast lvm2" (both: compared). make check makes
-# pvscan-fast's alone (lvm2's activation is compared with in the VM tests); make check-boot both.
+# pvscan-fast's alone and compares with one cached boot of lvm2's (boot_lvm2_reference); make
+# check-boot makes both with each generator.
 BOOT_MODES=${BOOT_MODES:-pvscan-fast}
 BOOT_N=${BOOT_N:-10}
 BOOT_MOUNTED=${BOOT_MOUNTED:-3}
@@ -348,9 +349,10 @@ boot_dm() {
 }
 
 # boot_same_dm NAME OTHER: both boots left the same device-mapper devices (t_pass/t_fail).
+# OTHER's listing is $work/OTHER.dm when there is one (boot_lvm2_reference), else its report's.
 boot_same_dm() {
 	boot_dm "$1" >"$work/$1.dm"
-	boot_dm "$2" >"$work/$2.dm"
+	[ -f "$work/$2.dm" ] || boot_dm "$2" >"$work/$2.dm"
 	if [ ! -s "$work/$1.dm" ]; then
 		t_fail "$1: no device-mapper device in its report"
 	elif cmp -s "$work/$1.dm" "$work/$2.dm"; then
@@ -358,5 +360,58 @@ boot_same_dm() {
 	else
 		t_fail "$1 and $2 left different dm devices"
 		diff "$work/$2.dm" "$work/$1.dm" | sed 's/^/#   /' | head -40
+	fi
+}
+
+# boot_lvm2_reference: the device-mapper devices lvm2's stock path leaves on these disks, in
+# $work/lvm2-reference.dm (boot_dm's form): a boot through initramfs-tools with Debian's lvm2
+# hook and rule and a real root without pvscan-fast (booted as boot-initramfs-tools.sh's lvm2
+# mode is). The real root's lvm2 finishes what the initramfs left, so one listing serves both
+# generators: it is made once per disks, real root, kernel and packages and cached (lvm2's
+# boots cost minutes of make check), under a lock when two tests want it at once.
+boot_lvm2_reference() {
+	_rk=$({
+		echo "$tree $disks $kver"
+		cat "$top_srcdir/tests/lib/boot-host.sh" "$top_srcdir/tests/boot/boot.sh" \
+			"$top_srcdir/tests/boot/boot-check.sh"
+		dpkg-query -W initramfs-tools lvm2 udev systemd mdadm cryptsetup-bin \
+			multipath-tools multipath-tools-boot 2>/dev/null
+	} | cksum | cut -d' ' -f1)
+	_ref=$bcache/lvm2-reference-$_rk.dm
+	exec 8>"$bcache/lvm2-reference.lock"
+	# another test making it waits for its boot, which has its own deadline
+	if ! flock -w "$((BOOT_DEADLINE + 600))" 8; then
+		t_fail "lvm2's reference boot: its lock was not free within $((BOOT_DEADLINE + 600)) s"
+		exec 8>&-
+		return 1
+	fi
+	if [ ! -s "$_ref" ]; then
+		boot_root lvm2
+		boot_lvm2_settle "$work/lvm2-settle"
+		_save=${BOOT_IT_CONF:-}
+		BOOT_IT_CONF=$work/lvm2-settle
+		boot_initramfs_tools lvm2
+		BOOT_IT_CONF=$_save
+		if ! boot_run lvm2-reference lvm2 "$work/lvm2/initrd-it.img" \
+			"quiet panic=1 udev.children_max=64"; then
+			t_fail "lvm2's reference boot through initramfs-tools"
+			exec 8>&-
+			return 1
+		fi
+		rm -f "$bcache"/lvm2-reference-*.dm
+		boot_dm lvm2-reference >"$_ref.tmp" && mv "$_ref.tmp" "$_ref"
+		t_pass "lvm2's reference boot through initramfs-tools: every check passed"
+	fi
+	exec 8>&-
+	cp "$_ref" "$work/lvm2-reference.dm"
+}
+
+# boot_compare NAME OTHER: NAME's dm devices against OTHER's boot when this test made it,
+# else against lvm2's reference boot.
+boot_compare() {
+	if [ -f "$work/$2/report.log" ]; then
+		boot_same_dm "$1" "$2"
+	elif boot_lvm2_reference; then
+		boot_same_dm "$1" lvm2-reference
 	fi
 }
