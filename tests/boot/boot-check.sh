@@ -8,6 +8,7 @@
 #                           comparison of boots
 #   LOG line                the journal's warnings, on failure
 #   JOURNAL line            the whole journal, with pf-boot.journal on the kernel command line
+#   RECORD line             with it, pvscan-fast's records (/run/lvm/pvscan-fast/records*)
 #   @@BOOT-CHECK-DONE n@@   the end, with the number of failed checks
 # With --emergency (emergency.service and rescue.service run it instead of a shell) it reports
 # the failure with the journal and powers off: a boot that fails never waits for a console.
@@ -270,8 +271,12 @@ echo "TIME multi-user $(systemctl show -P ActiveEnterTimestampMonotonic multi-us
 echo "TIME switch-root $(systemctl show -P UserspaceTimestampMonotonic |
 	awk '{ printf "%.2f", $1 / 1e6 }')"
 # pf-boot.journal on the kernel command line: the whole journal, to see where a boot's time went.
+# With pvscan-fast, also its records (the leaders' steps, seconds since boot).
 if grep -qw pf-boot.journal /proc/cmdline; then
 	sed 's/^/JOURNAL /' /tmp/journal
+	for x in /run/lvm/pvscan-fast/records.old /run/lvm/pvscan-fast/records; do
+		[ ! -f "$x" ] || sed 's/^/RECORD /' "$x"
+	done
 fi
 
 # For the comparison with another boot of the same disks: the tables name disks by device
