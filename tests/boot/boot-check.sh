@@ -81,30 +81,46 @@ fi
 # Every LV the disks carry, active, and the fleet's file systems mounted. The LUKS volume is
 # the real root's to open (initramfs-tools), and its VG comes up after that, perhaps after
 # multi-user.target: it gets until a deadline.
+# The late disks (lvs.late) are hot-added from the real root's start on (pf-boot-hotplug.service
+# and boot.sh), the last 30 s after the others: their LVs are waited for too.
+late=/etc/pf-boot/lvs.late
+[ -f "$late" ] || late=/dev/null
 lvs_up() {
 	dmsetup info -c --noheadings --separator ' ' -o name,uuid,attr 2>/dev/null |
 		LC_ALL=C sort >/tmp/dm
+	cat /etc/pf-boot/lvs "$late" | while read -r lv; do
+		[ -z "$lv" ] || grep -q "^$lv LVM-[^ ]* L--" /tmp/dm || exit 1
+	done
+}
+# not_up FILE: the LVs of FILE not active in /tmp/dm, each after a space
+not_up() {
 	while read -r lv; do
-		[ -z "$lv" ] || grep -q "^$lv LVM-[^ ]* L--" /tmp/dm || return 1
-	done </etc/pf-boot/lvs
+		[ -z "$lv" ] || grep -q "^$lv LVM-[^ ]* L--" /tmp/dm || printf ' %s' "$lv"
+	done <"$1"
 }
 udevadm settle --timeout=60 2>/dev/null || true
-t=0
-until lvs_up || [ "$t" -ge 120 ]; do
+t=0 wait=120
+[ "$late" = /dev/null ] || wait=240
+until lvs_up || [ "$t" -ge "$wait" ]; do
 	sleep 1
 	t=$((t + 1))
 done
-missing=""
-nlv=0
-while read -r lv; do
-	[ -n "$lv" ] || continue
-	nlv=$((nlv + 1))
-	grep -q "^$lv LVM-[^ ]* L--" /tmp/dm || missing="$missing $lv"
-done </etc/pf-boot/lvs
+missing=$(not_up /etc/pf-boot/lvs)
 if [ -z "$missing" ]; then
-	pass "all $nlv LVs active"
+	pass "all $(grep -c . /etc/pf-boot/lvs) LVs active"
 else
 	fail "LVs not active:$missing"
+fi
+if [ "$late" != /dev/null ]; then
+	missing=$(not_up "$late")
+	if [ -z "$missing" ]; then
+		pass "late disks: $(tr '\n' ' ' <"$late")active, $t s into the check"
+	else
+		fail "late disks: LVs not active:$missing"
+	fi
+	# a leader may still be ending the late disks' round
+	udevadm settle --timeout=60 2>/dev/null || true
+	[ "$mode" != pvscan-fast ] || flock -w 30 /run/lock/lvm/pvscan-fast.leader true 2>/dev/null || true
 fi
 awk '$2 == "/srv" || $2 ~ /^\/srv\// { print $2 }' /etc/fstab | while read -r mp; do
 	if findmnt -n "$mp" >/dev/null; then

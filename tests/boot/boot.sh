@@ -13,7 +13,9 @@
 # waited for (up to 60 s) so that what it wrote last is in the images. A line "FILE mpath WWN"
 # is one LUN seen through two paths: a copy of FILE in RUNDIR as one block node, attached as
 # two scsi-hd devices with the same serial and WWN (share-rw=on), as a SAN's dual-pathed LUN
-# arrives.
+# arrives. A line "FILE late SECONDS" is a disk hot-added (device_add through QEMU's monitor)
+# SECONDS after the one before it, the first once the real root's check unit says it runs
+# (@@PF-BOOT-HOTPLUG@@ on the report), as a disk plugged in or a SAN's LUN appearing later.
 #
 # It returns once the report is complete (QEMU is stopped then): 0 when every check passed.
 # A boot that fails (an initramfs shell or ALERT!, emergency mode, a kernel panic, QEMU gone
@@ -48,12 +50,18 @@ vm_boot_image "$top_builddir/tests/vm/cache"
 
 # Disks: LUNs 0-7 on consecutive targets of one controller, as a SAN's LUNs arrive.
 cfg=$out/qemu.cfg
+rm -f "$out/late" "$out/mon.in" "$out/mon.out"
 set --
 {
 	printf '[device "scsi0"]\n  driver = "virtio-scsi-pci"\n  num_queues = "2"\n'
 	i=0
 	while read -r img kind wwn; do
 		[ -n "$img" ] || continue
+		if [ "${kind:-}" = late ]; then
+			echo "$img $wwn $i" >>"$out/late"
+			i=$((i + 1))
+			continue
+		fi
 		if [ "${kind:-}" = mpath ]; then
 			# -drive's block backend takes one device; -blockdev's node takes several.
 			cp --sparse=always "$img" "$out/mpath$i.img"
@@ -76,10 +84,16 @@ set --
 
 : >"$out/console.log"
 : >"$out/report.log"
-qpid=""
+# Late disks: hot-added through the monitor (a pair of FIFOs) once the real root says it runs.
+if [ -f "$out/late" ]; then
+	mkfifo "$out/mon.in" "$out/mon.out"
+	set -- "$@" -chardev "pipe,id=mon0,path=$out/mon" -mon chardev=mon0,mode=readline
+fi
+qpid="" hpid=""
 cleanup() {
+	[ -z "$hpid" ] || kill "$hpid" 2>/dev/null || true
 	[ -z "$qpid" ] || vm_stop "$qpid"
-	qpid=""
+	qpid="" hpid=""
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -93,6 +107,20 @@ timeout -k 10 "$deadline" qemu-system-x86_64 -accel tcg -nodefaults -no-user-con
 	-serial "file:$out/console.log" -serial "file:$out/report.log" \
 	-readconfig "$cfg" "$@" </dev/null >"$out/qemu.log" 2>&1 &
 qpid=$!
+# the monitor echoes every key: only what went wrong is kept
+[ ! -f "$out/late" ] || { grep -aiE 'error|fail|invalid' "$out/mon.out" >"$out/monitor.log" & }
+
+# hotplug: each late disk, its delay after the one before, as a SAN's LUN appears.
+hotplug() {
+	while read -r _img _delay _n; do
+		sleep "$_delay"
+		echo "HOTPLUG $(date +%s) $_img" >>"$out/hotplug.log"
+		printf 'drive_add 0 if=none,id=late%d,file=%s,format=raw,snapshot=%s,cache=unsafe,aio=threads\n' \
+			"$_n" "$_img" "$snapshot" >"$out/mon.in"
+		printf 'device_add scsi-hd,bus=scsi0.0,scsi-id=%d,lun=%d,drive=late%d,serial=pf%04d\n' \
+			$((_n / 8)) $((_n % 8)) "$_n" "$_n" >"$out/mon.in"
+	done <"$out/late"
+}
 
 # What ends a boot that failed: the initramfs's shell and its alerts, dracut's, systemd's
 # emergency mode (reported by the check too), a panic.
@@ -102,6 +130,10 @@ why=""
 while :; do
 	if grep -q '@@BOOT-CHECK-DONE' "$out/report.log"; then
 		break
+	fi
+	if [ -f "$out/late" ] && [ -z "$hpid" ] && grep -q '@@PF-BOOT-HOTPLUG@@' "$out/report.log"; then
+		hotplug &
+		hpid=$!
 	fi
 	if ! kill -0 "$qpid" 2>/dev/null; then
 		why="QEMU ended without a complete report"

@@ -10,13 +10,18 @@
 #   mda.img, mdb.img  the members of an md RAID1 (metadata 1.0) holding the PV of vgmd
 #   crypt.img  a LUKS2 volume (key file etc/pf-boot/luks.key) holding the PV of vgcrypt
 #   mp.img     the PV of vgmp, attached twice as two paths of one multipath LUN (boot.sh)
+#   late1.img, late2a.img, late2b.img  disks hot-added once the real root runs (boot.sh): VG
+#              vglate1 on the first, vglate2 (one linear LV over both) on the other two, the
+#              last 30 s after the others
 # The md array and the LUKS volume need md and device-mapper, which the host may not have:
 # guest-stacks.sh makes them in a VM (tests/vm/vm-run.sh) on the guest's loop devices.
 # and, beside them:
-#   disks      the image files, one a line, in the order they are attached
+#   disks      the image files, one a line, in the order they are attached ("FILE late SECONDS":
+#              hot-added SECONDS after the disk before it, see boot.sh)
 #   rootlv     "OFFSET SIZE" of LV root in root.img, in bytes
 #   fstab      the real root's lines for the fleet's file systems
 #   lvs        every LV the boot must bring up, as its device-mapper name, one a line
+#   lvs.late   the LVs of the late disks
 #   etc/       the stacks' configuration for the real root and the initramfs: crypttab,
 #              mdadm/mdadm.conf, multipath.conf, multipath/wwids, pf-boot/luks.key
 #
@@ -200,6 +205,24 @@ multipaths {
 }
 EOT
 printf '# Multipath wwids, Version : 1.0\n/3%s/\n' "${MP_WWN#0x}" >"$d/etc/multipath/wwids"
+
+# Disks that arrive once the real root runs (boot.sh hot-adds them): vglate1 on one disk, and
+# vglate2 over two, the second 30 s after the first. Their LVs in lvs.late.
+mkpv "$d/late1.img" 8 vglate1
+truncate -s 8M "$d/late2a.img" "$d/late2b.img"
+t_attach_rw "$d/late2a.img"
+la=$T_DEV
+t_attach_rw "$d/late2b.img"
+lb=$T_DEV
+mklvm "$la $lb" pvcreate -q "$la" "$lb"
+mklvm "$la $lb" vgcreate -q -s 1m vglate2 "$la" "$lb"
+mklvm "$la $lb" lvcreate -q -an -Zn -y -l 100%FREE -n lv vglate2
+t_detach "$la"
+t_detach "$lb"
+sed -i '/^vglate1-lv$/d' "$d/lvs"
+printf '%s\n' vglate1-lv vglate2-lv >"$d/lvs.late"
+printf '%s late 0\n' "$d/late1.img" "$d/late2a.img" >>"$T_DIR/disks"
+echo "$d/late2b.img late 30" >>"$T_DIR/disks"
 fi
 
 # The paths the cached directory will have.

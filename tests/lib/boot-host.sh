@@ -86,6 +86,7 @@ boot_root() {
 	done
 	cp "$top_srcdir/tests/boot/boot-check.sh" "$_r/etc/pf-boot/boot-check.sh"
 	cp "$disks/lvs" "$_r/etc/pf-boot/lvs"
+	[ ! -f "$disks/lvs.late" ] || cp "$disks/lvs.late" "$_r/etc/pf-boot/lvs.late"
 	echo "$1" >"$_r/etc/pf-boot/mode"
 	rm -f "$_r/etc/fstab"
 	# systemd gives a device 90 s from the start of the boot; under TCG on a loaded machine
@@ -129,6 +130,22 @@ boot_root() {
 		EOT
 	done
 	ln -s pf-boot.target "$_u/default.target"
+	# The late disks (mkdisks.sh) arrive while the real root's coldplug runs: boot.sh hot-adds
+	# them when this line reaches the report.
+	rm -f "$_u/pf-boot-hotplug.service" "$_u/sysinit.target.wants/pf-boot-hotplug.service"
+	if [ -f "$disks/lvs.late" ]; then
+		cat >"$_u/pf-boot-hotplug.service" <<-EOT
+		[Unit]
+		Description=pf-boot: ask the host for the late disks
+		DefaultDependencies=no
+		After=systemd-udev-trigger.service
+		[Service]
+		Type=oneshot
+		ExecStart=/bin/sh -c 'echo @@PF-BOOT-HOTPLUG@@ >/dev/ttyS1'
+		EOT
+		mkdir -p "$_u/sysinit.target.wants"
+		ln -s ../pf-boot-hotplug.service "$_u/sysinit.target.wants/pf-boot-hotplug.service"
+	fi
 	# BOOT_ROOT_HOOK: a function of the caller's, run as FUNCTION TREE MODE before the tree
 	# becomes the root's file system (the benchmark adds its reporting there).
 	[ -z "${BOOT_ROOT_HOOK:-}" ] || "$BOOT_ROOT_HOOK" "$_r" "$1"
