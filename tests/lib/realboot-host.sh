@@ -129,13 +129,16 @@ realboot_floor_image() {
 #   N NAME status root-mounted lvs-active multi-user default-target settled cpu processes
 #   udev-bad wall
 # status "ok", or why the boot failed; "-" for what the boot did not get to.
+# BOOT_APPEND: more words for every boot's kernel command line (pf-boot.journal: the real
+# root's journal and pvscan-fast's records in the report).
 realboot_boot() {
 	_o=$rb_out/$1
 	rm -rf "$_o"
 	mkdir -p "$_o"
 	sh "$top_srcdir/tests/boot/boot.sh" --initrd "$3" --disks "$4" --out "$work/$1" \
 		--deadline "$BOOT_DEADLINE" --mem "${REALBOOT_MEM:-1024}" \
-		--append "root=/dev/mapper/vgroot-root rw $5 pf-boot.bench" >"$_o/boot.out" 2>&1
+		--append "root=/dev/mapper/vgroot-root rw $5 pf-boot.bench ${BOOT_APPEND:-}" \
+		>"$_o/boot.out" 2>&1
 	_rc=$?
 	tr -d '\r' <"$work/$1/report.log" >"$_o/report.log"
 	cp "$work/$1/console.log" "$_o/" 2>/dev/null
