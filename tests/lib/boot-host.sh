@@ -222,17 +222,20 @@ boot_initramfs_tools() {
 		chmod 755 "$_c/hooks/pf-boot-mask-lvm2"
 	fi
 	# multipath-tools-boot's hook copies the host's /etc/multipath.conf and wwids: these
-	# disks' instead. mdadm's hook assembles every array it finds (no ARRAY line); the LUKS
-	# volume holds no root, so Debian leaves it to the real root's crypttab.
-	cat >"$_c/hooks/pf-boot-stacks" <<-EOT
-	#!/bin/sh
-	PREREQ="multipath"
-	[ "\$1" = prereqs ] && { echo "\$PREREQ"; exit 0; }
-	mkdir -p "\$DESTDIR/etc/multipath"
-	cp "$disks/etc/multipath.conf" "\$DESTDIR/etc/multipath.conf"
-	cp "$disks/etc/multipath/wwids" "\$DESTDIR/etc/multipath/wwids"
-	EOT
-	chmod 755 "$_c/hooks/pf-boot-stacks"
+	# disks' instead (disks without the stacks have none). mdadm's hook assembles every array
+	# it finds (no ARRAY line); the LUKS volume holds no root, so Debian leaves it to the real
+	# root's crypttab.
+	if [ -f "$disks/etc/multipath.conf" ]; then
+		cat >"$_c/hooks/pf-boot-stacks" <<-EOT
+		#!/bin/sh
+		PREREQ="multipath"
+		[ "\$1" = prereqs ] && { echo "\$PREREQ"; exit 0; }
+		mkdir -p "\$DESTDIR/etc/multipath"
+		cp "$disks/etc/multipath.conf" "\$DESTDIR/etc/multipath.conf"
+		cp "$disks/etc/multipath/wwids" "\$DESTDIR/etc/multipath/wwids"
+		EOT
+		chmod 755 "$_c/hooks/pf-boot-stacks"
+	fi
 	_in="$_c $disks/etc"
 	[ "$1" != pvscan-fast ] || _in="$_in $stage"
 	# shellcheck disable=SC2086 # one or two directories
