@@ -500,7 +500,8 @@ void pf_autoactivate_run(struct pf_autoactivate *a, const struct pf_aa_vg *vgs, 
 		}
 		held[n_held] = res;
 		memcpy(held_names[n_held++], vgs[i].name, sizeof(held_names[0]));
-		if (n_held == NATIVE_BATCH_MAX) {
+		/* the boot's VGs are up (udev done with them) before the next VG is loaded */
+		if (n_held == NATIVE_BATCH_MAX || i + 1 == a->n_first) {
 			finish_batch(a, &batch, held, held_names, n_held);
 			n_held = 0;
 		}

@@ -32,6 +32,7 @@ struct pf_autoactivate {
 	const char *const *dup_pvids; /* PVIDs this scan found on two devices */
 	size_t n_dup_pvids;
 	bool process_each; /* lvm2 would take its several-VG path (aapolicy.h) */
+	size_t n_first;	   /* the boot's VGs at the head of the list: a batch of their own */
 	int status;	       /* PF_EXIT_FAILED once a VG failed */
 	uint32_t journaled_cookie; /* the batch cookie last journaled in c */
 	bool degraded;		   /* lvm2 runs with --activationmode degraded, not as an event */

@@ -179,22 +179,22 @@ static bool quick_path_gives_up(const struct cache_run *j, const struct pf_scan 
 }
 
 /*
- * The VGs the boot waits for (root, /usr, resume: the kernel command line and fstab) go first:
- * their devices are resumed, and their udev events queued, before any other VG's. Their batch
- * is not ended early: waiting for udev there leaves the leader idle while udev works through
- * the disks' events queued ahead (31 s of a 100-disk boot under TCG), and the initramfs,
- * which waits for udev to settle, with it.
+ * The VGs the boot waits for (root, /usr, resume: the kernel command line and fstab) go first,
+ * in a batch of their own: behind hundreds of others the root would wait for all of them, and
+ * the initramfs with it. Returns how many are in front.
  */
-static void boot_vgs_first(const struct cache_run *j, struct pf_aa_vg *todo, size_t n)
+static size_t boot_vgs_first(const struct cache_run *j, struct pf_aa_vg *todo, size_t n)
 {
 	_cleanup_free_ char *cmdline = NULL;
 	struct pf_strv boot = { 0 };
+	size_t front;
 
 	cmdline = pf_path_join(j->paths->proc, "cmdline");
 	if (!cmdline || pf_bootorder_load(cmdline, j->paths->fstab, &boot) < 0)
-		return;
-	(void)pf_bootorder_front(todo, n, sizeof(*todo), &boot);
+		return 0;
+	front = pf_bootorder_front(todo, n, sizeof(*todo), &boot);
 	pf_strv_release(&boot);
+	return front;
 }
 
 /*
@@ -280,7 +280,7 @@ static void claim_and_activate(struct cache_run *j, const struct pf_aa_vg *compl
 	if (n && a.process_each && !all)
 		pf_report_duplicates(scan);
 	if (n > 1)
-		boot_vgs_first(j, todo, n);
+		a.n_first = boot_vgs_first(j, todo, n);
 	pf_autoactivate_run(&a, todo, n, scan);
 	if (a.status != PF_EXIT_OK)
 		run_failed(j, false);
