@@ -85,9 +85,10 @@ cp "$work/lvm2/initrd-it.img" "$work/bootfs/initrd.img-$kver"
 truncate -s 160M "$work/boot.img"
 mkfs.ext4 -q -F -L pfboot -d "$work/bootfs" "$work/boot.img" ||
 	{ t_fail "mkfs.ext4 of /boot"; t_done; exit 1; }
-tail -n +2 "$work/lvm2/disks" | while read -r img; do
+# a line's other words (a multipath LUN, a late disk: boot.sh) stay with the copy
+tail -n +2 "$work/lvm2/disks" | while read -r img more; do
 	cp --sparse=always "$img" "$work/${img##*/}"
-	echo "$work/${img##*/}"
+	echo "$work/${img##*/}${more:+ $more}"
 done >"$work/pvdisks"
 {
 	head -n 1 "$work/lvm2/disks"
