@@ -99,12 +99,14 @@ not_up() {
 	done <"$1"
 }
 udevadm settle --timeout=60 2>/dev/null || true
-t=0 wait=120
+# seconds, not rounds: one round of lvs_up takes seconds on a loaded TCG guest
+wait=120
 [ "$late" = /dev/null ] || wait=240
-until lvs_up || [ "$t" -ge "$wait" ]; do
+t0=$(cut -d. -f1 /proc/uptime)
+until lvs_up || [ $(($(cut -d. -f1 /proc/uptime) - t0)) -ge "$wait" ]; do
 	sleep 1
-	t=$((t + 1))
 done
+t=$(($(cut -d. -f1 /proc/uptime) - t0))
 missing=$(not_up /etc/pf-boot/lvs)
 if [ -z "$missing" ]; then
 	pass "all $(grep -c . /etc/pf-boot/lvs) LVs active"

@@ -188,8 +188,11 @@ printf '%s\n' vgmd-lv vgcrypt-lv >>"$d/lvs"
 echo "$d/mp.img mpath $MP_WWN" >>"$T_DIR/disks"
 
 # No root on it: initramfs-tools leaves the volume to the real root's systemd-cryptsetup;
-# dracut's image carries this crypttab and opens it.
-echo "pfcrypt UUID=$LUKS_UUID /etc/pf-boot/luks.key luks" >"$d/etc/crypttab"
+# dracut's image carries this crypttab and opens it. No device timeout, as for the fstab
+# lines: systemd's 90 s ran out on a loaded host (guest soft lockups) before the disk's
+# udev event was processed; the test's deadline ends a hang.
+echo "pfcrypt UUID=$LUKS_UUID /etc/pf-boot/luks.key luks,x-systemd.device-timeout=0" \
+	>"$d/etc/crypttab"
 # strict: only the WWIDs listed are multipath paths, from their first uevent on, so nothing
 # ever sees a path as a disk of its own.
 cat >"$d/etc/multipath.conf" <<-EOT
