@@ -24,9 +24,11 @@ if [ "${3:-}" = --dpkg ]; then
 	flavour=dpkg-
 	# libc-bin: ldd and ldconfig for mkinitramfs; perl-base (essential, so no package names
 	# it) for debconf and deb-systemd-helper; diffutils (essential) for dpkg; busybox-static:
-	# the initramfs's shell
+	# the initramfs's shell; multipath-tools-boot: multipath in the initramfs the guest
+	# builds (the host's images get it through their own hook), or a multipath LUN's two
+	# paths are two disks there
 	PKGS="$PKGS dpkg init-system-helpers initramfs-tools linux-base libc-bin
-perl-base diffutils cpio lz4 busybox-static"
+perl-base diffutils cpio lz4 busybox-static multipath-tools-boot"
 fi
 # Modules the real root may load itself: dm targets lvm2 asks for, the file systems and disks
 # (the initramfs loaded them already; udev's modprobe in the root finds them loaded).
